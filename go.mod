@@ -1,0 +1,3 @@
+module policyevolve
+
+go 1.25
