@@ -1,0 +1,218 @@
+package envs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"policyevolve/envs/ssd"
+)
+
+// EpisodeInfo is what an Actor learns when an episode begins.
+type EpisodeInfo struct {
+	Seed   uint64      // the episode seed
+	Agents []int       // the agents this actor plays, ascending
+	Layout *ssd.Layout // the game; shared, do not modify
+}
+
+// Actor chooses the actions of a fixed set of agents for one episode at a
+// time. Run calls Begin once, then Act once per step, then End (also after
+// a failure, whenever Begin succeeded). An Actor is used by one episode at
+// a time.
+type Actor interface {
+	// Begin starts an episode. The actor must start from a fresh policy
+	// instance: nothing remembered from an earlier episode may leak in.
+	Begin(ctx context.Context, info EpisodeInfo) error
+	// Act writes actions[i] for each agent i of info.Agents, given the
+	// View of the state before the step. The View is valid only during
+	// the call. Every agent is asked, tagged-out ones included.
+	Act(ctx context.Context, v *ssd.View, actions []int) error
+	// End releases what Begin acquired.
+	End() error
+}
+
+// Seat assigns agents to an actor.
+type Seat struct {
+	Actor  Actor
+	Agents []int
+}
+
+// Options control one episode.
+type Options struct {
+	Seed   uint64 // episode seed: Reset(seed) and EpisodeInfo.Seed
+	Record bool   // keep the whole trajectory in Result.Trajectory
+}
+
+// Result is the outcome of one episode, complete or not.
+type Result struct {
+	Seed     uint64
+	Steps    int         // steps completed
+	Rewards  [][]float64 // [agent][step]
+	TimedOut [][]bool    // [agent][step]: tagged out after the step
+	Returns  []float64   // per agent
+	Metrics  Metrics     // over the completed steps
+
+	Trajectory *Trajectory // only with Options.Record
+}
+
+// Trajectory is a full record of an episode, for critics and replays.
+type Trajectory struct {
+	Layout *ssd.Layout
+	Seed   uint64
+	Reset  ssd.State   // the state after Reset
+	Steps  []StepRecord // one per completed step
+}
+
+// StepRecord is one step: the actions chosen before it, and the rewards
+// and state after it.
+type StepRecord struct {
+	Actions []int
+	Rewards []float64
+	State   ssd.State
+}
+
+// ActorError is a failure of an actor during an episode: the episode stops
+// and the Result holds the steps completed before it.
+type ActorError struct {
+	Agents []int // the agents the failing actor plays
+	Step   int   // 0-based step at which it failed; -1 in Begin
+	Err    error
+}
+
+func (e *ActorError) Error() string {
+	where := fmt.Sprintf("step %d", e.Step)
+	if e.Step < 0 {
+		where = "episode start"
+	}
+	return fmt.Sprintf("actor for agents %v failed at %s: %v", e.Agents, where, e.Err)
+}
+
+func (e *ActorError) Unwrap() error { return e.Err }
+
+// ErrNoAction is an actor that left one of its agents without an action.
+var ErrNoAction = errors.New("no action chosen")
+
+// Run plays one episode of env with the seated actors. Every agent must
+// have exactly one seat. It returns the Result of the completed steps and,
+// when an actor failed or ctx was cancelled, an error (an *ActorError for
+// actors) alongside it.
+func Run(ctx context.Context, env *Env, seats []Seat, opt Options) (*Result, error) {
+	n := env.NumAgents()
+	owner := make([]int, n)
+	for i := range owner {
+		owner[i] = -1
+	}
+	for s, seat := range seats {
+		if seat.Actor == nil {
+			return nil, fmt.Errorf("run: seat %d has no actor", s)
+		}
+		for _, a := range seat.Agents {
+			if a < 0 || a >= n {
+				return nil, fmt.Errorf("run: seat %d plays agent %d of %d", s, a, n)
+			}
+			if owner[a] >= 0 {
+				return nil, fmt.Errorf("run: agent %d has two seats (%d and %d)", a, owner[a], s)
+			}
+			owner[a] = s
+		}
+	}
+	for a, s := range owner {
+		if s < 0 {
+			return nil, fmt.Errorf("run: agent %d has no seat", a)
+		}
+	}
+
+	env.Reset(opt.Seed)
+	T := env.MaxSteps()
+	res := &Result{Seed: opt.Seed, Rewards: make([][]float64, n), TimedOut: make([][]bool, n)}
+	rewardBuf := make([]float64, n*T)
+	timedBuf := make([]bool, n*T)
+	for i := range n {
+		res.Rewards[i] = rewardBuf[i*T : i*T : (i+1)*T]
+		res.TimedOut[i] = timedBuf[i*T : i*T : (i+1)*T]
+	}
+	var st ssd.State
+	env.Snapshot(&st)
+	if opt.Record {
+		res.Trajectory = &Trajectory{Layout: env.Layout(), Seed: opt.Seed, Steps: make([]StepRecord, 0, T)}
+		res.Trajectory.Reset.CopyFrom(&st)
+	}
+	view, err := ssd.NewView(&st)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+
+	started := 0
+	defer func() {
+		for _, s := range seats[:started] {
+			s.Actor.End()
+		}
+	}()
+	for _, s := range seats {
+		agents := slices.Sorted(slices.Values(s.Agents))
+		if err := s.Actor.Begin(ctx, EpisodeInfo{Seed: opt.Seed, Agents: agents, Layout: env.Layout()}); err != nil {
+			return finish(res), &ActorError{Agents: agents, Step: -1, Err: err}
+		}
+		started++
+	}
+
+	actions := make([]int, n)
+	for t := 0; t < T; t++ {
+		if t&31 == 0 {
+			if err := ctx.Err(); err != nil {
+				return finish(res), err
+			}
+		}
+		if t > 0 {
+			env.Snapshot(&st)
+			if err := view.Update(&st); err != nil {
+				return finish(res), fmt.Errorf("run: %w", err)
+			}
+		}
+		for i := range actions {
+			actions[i] = -1
+		}
+		for _, s := range seats {
+			if err := s.Actor.Act(ctx, view, actions); err != nil {
+				return finish(res), &ActorError{Agents: s.Agents, Step: t, Err: err}
+			}
+			for _, a := range s.Agents {
+				if actions[a] == -1 {
+					return finish(res), &ActorError{Agents: s.Agents, Step: t,
+						Err: fmt.Errorf("agent %d: %w", a, ErrNoAction)}
+				}
+			}
+		}
+		rew, err := env.Step(actions)
+		if err != nil {
+			return finish(res), &ActorError{Agents: seats[owner[firstInvalid(actions, env.Game())]].Agents, Step: t, Err: err}
+		}
+		for i := range n {
+			res.Rewards[i] = append(res.Rewards[i], rew[i])
+			res.TimedOut[i] = append(res.TimedOut[i], env.Timeout(i) > 0)
+		}
+		res.Steps = t + 1
+		if opt.Record {
+			rec := StepRecord{Actions: slices.Clone(actions), Rewards: slices.Clone(rew)}
+			env.Snapshot(&rec.State)
+			res.Trajectory.Steps = append(res.Trajectory.Steps, rec)
+		}
+	}
+	return finish(res), nil
+}
+
+func firstInvalid(actions []int, g ssd.Game) int {
+	for i, a := range actions {
+		if a < 0 || a >= g.NumActions() {
+			return i
+		}
+	}
+	return 0
+}
+
+func finish(res *Result) *Result {
+	res.Returns = Returns(res.Rewards)
+	res.Metrics = ComputeMetrics(res.Rewards, res.TimedOut)
+	return res
+}
