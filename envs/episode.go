@@ -60,7 +60,7 @@ type Result struct {
 type Trajectory struct {
 	Layout *ssd.Layout
 	Seed   uint64
-	Reset  ssd.State   // the state after Reset
+	Reset  ssd.State    // the state after Reset
 	Steps  []StepRecord // one per completed step
 }
 
