@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Exit codes.
+const (
+	exitOK        = 0
+	exitFailure   = 1
+	exitUsage     = 2
+	exitCancelled = 130
+)
+
+// command is one subcommand: a function a test can call.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{
+	"play": {"run built-in policies on a game and print the social metrics", cmdPlay},
+}
+
+// usageError is a wrong flag or value: reported in one line, exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// run dispatches args to a subcommand and turns its error into a message
+// and an exit code, in one place.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		if len(args) > 1 {
+			if _, ok := commands[args[1]]; ok {
+				return run(ctx, []string{args[1], "--help"}, stdout, stderr)
+			}
+			fmt.Fprintf(stderr, "policyevolve: unknown command %q (run policyevolve help)\n", args[1])
+			return exitUsage
+		}
+		printHelp(stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	name := args[0]
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "policyevolve: unknown command %q (run policyevolve help)\n", name)
+		return exitUsage
+	}
+	err := cmd.run(ctx, args[1:], stdout, stderr)
+	var ue *usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "policyevolve %s: %v (see policyevolve %s --help)\n", name, err, name)
+		return exitUsage
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "policyevolve %s: interrupted\n", name)
+		return exitCancelled
+	default:
+		fmt.Fprintf(stderr, "policyevolve %s: %v\n", name, err)
+		return exitFailure
+	}
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintln(w, "policyevolve — population-based evolutionary search of programmatic policies")
+	fmt.Fprintln(w, "for Sequential Social Dilemmas (Gathering, Cleanup).")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: policyevolve COMMAND [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'policyevolve COMMAND --help' for a command's flags.")
+}
+
+// flagSet is a subcommand's flags with the help text printed by --help.
+type flagSet struct {
+	*flag.FlagSet
+	help func()
+}
+
+// newFlagSet returns a FlagSet that reports errors through parseFlags
+// instead of printing them, and prints its help to stdout on --help.
+func newFlagSet(name, synopsis, description string, stdout io.Writer) *flagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {} // parse errors become one-line usage errors instead
+	help := func() {
+		fmt.Fprintf(stdout, "Usage: policyevolve %s %s\n\n%s\n\nFlags:\n", name, synopsis, strings.TrimSpace(description))
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return &flagSet{fs, help}
+}
+
+// parseFlags parses args and turns a flag error into a usage error;
+// --help prints the help and returns flag.ErrHelp. Positional arguments
+// are refused unless allowed.
+func parseFlags(fs *flagSet, args []string, positional bool) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.help()
+			return err
+		}
+		return &usageError{err.Error()}
+	}
+	if !positional && fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"policyevolve/envs"
+	"policyevolve/envs/ssd"
+)
+
+// playOptions are the flags of "play".
+type playOptions struct {
+	game   string
+	mapArg string
+	agents int
+	policy string
+	seeds  string
+	steps  int
+	json   bool
+}
+
+func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o playOptions
+	fs := newFlagSet("play", "[flags]", `
+Run one policy for every agent of a game over several seeds and print each
+episode's social metrics (efficiency, equality, sustainability, peace), the
+per-agent returns and their means.
+
+Built-in policies: `+builtinList()+`.
+Built-in maps: gathering `+strings.Join(envs.BuiltinMaps(ssd.Gathering), ", ")+
+		`; cleanup `+strings.Join(envs.BuiltinMaps(ssd.Cleanup), ", ")+`.
+Any other --map value is read as a map file.`, stdout)
+	fs.StringVar(&o.game, "game", "gathering", "game: gathering or cleanup")
+	fs.StringVar(&o.mapArg, "map", "", "built-in map name or map file (default: large for gathering, default for cleanup)")
+	fs.IntVar(&o.agents, "agents", 10, "number of agents")
+	fs.StringVar(&o.policy, "policy", "bfs", "policy every agent plays")
+	fs.StringVar(&o.seeds, "seeds", "0-4", "episode seeds: N, A-B, or a comma-separated list of both")
+	fs.IntVar(&o.steps, "steps", envs.DefaultMaxSteps, "steps per episode")
+	fs.BoolVar(&o.json, "json", false, "print JSON instead of a table")
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	return runPlay(ctx, o, stdout)
+}
+
+func builtinList() string {
+	var parts []string
+	for _, n := range envs.BuiltinPolicies() {
+		parts = append(parts, n+" ("+envs.BuiltinDoc(n)+")")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// playReport is the JSON output of "play".
+type playReport struct {
+	Game     string        `json:"game"`
+	Map      string        `json:"map"`
+	Agents   int           `json:"agents"`
+	Policy   string        `json:"policy"`
+	Steps    int           `json:"steps"`
+	Episodes []playEpisode `json:"episodes"`
+	Mean     playEpisode   `json:"mean"`
+}
+
+type playEpisode struct {
+	Seed    *uint64      `json:"seed,omitempty"`
+	Metrics envs.Metrics `json:"metrics"`
+	Returns []float64    `json:"returns"`
+}
+
+func runPlay(ctx context.Context, o playOptions, stdout io.Writer) error {
+	game, err := ssd.ParseGame(o.game)
+	if err != nil {
+		return usagef("--game: %v", err)
+	}
+	if o.agents < 1 {
+		return usagef("--agents must be at least 1 (got %d)", o.agents)
+	}
+	if o.steps < 1 {
+		return usagef("--steps must be at least 1 (got %d)", o.steps)
+	}
+	seeds, err := parseSeeds(o.seeds)
+	if err != nil {
+		return usagef("--seeds: %v", err)
+	}
+	factory, err := envs.Builtin(o.policy)
+	if err != nil {
+		return usagef("--policy: %v", err)
+	}
+	if o.mapArg == "" {
+		o.mapArg = map[ssd.Game]string{ssd.Gathering: "large", ssd.Cleanup: "default"}[game]
+	}
+	m, err := envs.ResolveMap(game, o.mapArg)
+	if err != nil {
+		return usagef("--map: %v", err)
+	}
+	env, err := envs.New(envs.Config{Map: m, Agents: o.agents, MaxSteps: o.steps})
+	if err != nil {
+		return usagef("%v", err)
+	}
+
+	all := make([]int, o.agents)
+	for i := range all {
+		all[i] = i
+	}
+	seats := []envs.Seat{{Actor: &envs.PolicyActor{New: factory}, Agents: all}}
+	rep := playReport{Game: game.String(), Map: o.mapArg, Agents: o.agents, Policy: o.policy, Steps: o.steps}
+	rep.Mean.Returns = make([]float64, o.agents)
+	for _, seed := range seeds {
+		res, err := envs.Run(ctx, env, seats, envs.Options{Seed: seed})
+		if err != nil {
+			return fmt.Errorf("seed %d: %w", seed, err)
+		}
+		s := seed
+		rep.Episodes = append(rep.Episodes, playEpisode{Seed: &s, Metrics: res.Metrics, Returns: res.Returns})
+		mm := &rep.Mean.Metrics
+		mm.Efficiency += res.Metrics.Efficiency
+		mm.Equality += res.Metrics.Equality
+		mm.Sustainability += res.Metrics.Sustainability
+		mm.Peace += res.Metrics.Peace
+		for i, r := range res.Returns {
+			rep.Mean.Returns[i] += r
+		}
+	}
+	k := float64(len(seeds))
+	mm := &rep.Mean.Metrics
+	mm.Efficiency /= k
+	mm.Equality /= k
+	mm.Sustainability /= k
+	mm.Peace /= k
+	for i := range rep.Mean.Returns {
+		rep.Mean.Returns[i] /= k
+	}
+
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(stdout, "%s on %s, %d agents, policy %s, %d steps, %d seeds\n\n",
+		rep.Game, rep.Map, rep.Agents, rep.Policy, rep.Steps, len(seeds))
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "seed\tefficiency\tequality\tsustainability\tpeace\t  returns")
+	row := func(label string, e playEpisode, format string) {
+		m := e.Metrics
+		rs := make([]string, len(e.Returns))
+		for i, r := range e.Returns {
+			rs[i] = fmt.Sprintf(format, r)
+		}
+		fmt.Fprintf(tw, "%s\t%.4f\t%.4f\t%.2f\t%.3f\t  %s\n", label, m.Efficiency, m.Equality, m.Sustainability, m.Peace, strings.Join(rs, " "))
+	}
+	for _, e := range rep.Episodes {
+		row(fmt.Sprint(*e.Seed), e, "%g")
+	}
+	row("mean", rep.Mean, "%.1f")
+	return tw.Flush()
+}
