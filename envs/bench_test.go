@@ -27,17 +27,11 @@ func scriptedActions(game ssd.Game, steps, agents int) [][]int {
 		s.agents = append(s.agents, i)
 	}
 	out := make([][]int, steps)
-	lay := &ssd.Layout{Game: game, Height: 1, Width: 1, Walls: []bool{false}, NumAgents: agents, MaxSteps: steps}
-	st := &ssd.State{Layout: lay, Pos: make([]ssd.Pos, agents), Orient: make([]int, agents),
-		Timeout: make([]int, agents), Hits: make([]int, agents)}
-	v, err := ssd.NewView(st)
-	if err != nil {
-		panic(err)
-	}
+	st := &ssd.State{}
 	for t := range out {
 		st.Step = t
 		out[t] = make([]int, agents)
-		s.Act(context.Background(), v, out[t])
+		s.Act(context.Background(), st, out[t])
 	}
 	return out
 }

@@ -21,6 +21,7 @@ type PolicyActor struct {
 
 	policy ssd.Policy
 	agents []int
+	view   *ssd.View
 }
 
 var _ Actor = (*PolicyActor)(nil)
@@ -31,9 +32,18 @@ func (p *PolicyActor) Begin(_ context.Context, info EpisodeInfo) error {
 	return nil
 }
 
-func (p *PolicyActor) Act(_ context.Context, v *ssd.View, actions []int) error {
+func (p *PolicyActor) Act(_ context.Context, st *ssd.State, actions []int) error {
+	var err error
+	if p.view == nil {
+		p.view, err = ssd.NewView(st)
+	} else {
+		err = p.view.Update(st)
+	}
+	if err != nil {
+		return err
+	}
 	for _, a := range p.agents {
-		actions[a] = p.policy(v, a)
+		actions[a] = p.policy(p.view, a)
 	}
 	return nil
 }

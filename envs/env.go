@@ -431,3 +431,19 @@ func (e *Env) Snapshot(dst *ssd.State) {
 	dst.AppleAlive = append(dst.AppleAlive[:0], e.alive...)
 	dst.Waste = append(dst.Waste[:0], e.waste...)
 }
+
+// Hash returns a hash of the whole dynamic state: what a snapshot holds
+// plus the apple timers and the random generator, so that any change to the
+// environment between two calls shows.
+func (e *Env) Hash() uint64 {
+	extra := make([]uint64, 0, 8)
+	extra = append(extra, e.rng.hi, e.rng.lo, e.rng.incHi, e.rng.incLo, uint64(e.rng.uinteger), uint64(e.nWaste))
+	if e.rng.hasUint32 {
+		extra = append(extra, 1)
+	}
+	h := ssd.HashState(e.step, e.pos, e.orient, e.timeout, e.hits, e.alive, e.waste, extra...)
+	for _, t := range e.timer {
+		h = h*1099511628211 ^ uint64(t)
+	}
+	return h
+}

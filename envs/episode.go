@@ -25,9 +25,10 @@ type Actor interface {
 	// instance: nothing remembered from an earlier episode may leak in.
 	Begin(ctx context.Context, info EpisodeInfo) error
 	// Act writes actions[i] for each agent i of info.Agents, given the
-	// View of the state before the step. The View is valid only during
-	// the call. Every agent is asked, tagged-out ones included.
-	Act(ctx context.Context, v *ssd.View, actions []int) error
+	// snapshot of the state before the step. The snapshot is shared by all
+	// actors of the step: read it, never modify it; it is valid only
+	// during the call. Every agent is asked, tagged-out ones included.
+	Act(ctx context.Context, st *ssd.State, actions []int) error
 	// End releases what Begin acquired.
 	End() error
 }
@@ -42,6 +43,10 @@ type Seat struct {
 type Options struct {
 	Seed   uint64 // episode seed: Reset(seed) and EpisodeInfo.Seed
 	Record bool   // keep the whole trajectory in Result.Trajectory
+	// Verify hashes the environment and the snapshot before and after the
+	// actors of every step and stops the episode if either changed: proof
+	// that no policy touched the game (see ErrTampered).
+	Verify bool
 }
 
 // Result is the outcome of one episode, complete or not.
@@ -90,8 +95,14 @@ func (e *ActorError) Error() string {
 
 func (e *ActorError) Unwrap() error { return e.Err }
 
-// ErrNoAction is an actor that left one of its agents without an action.
-var ErrNoAction = errors.New("no action chosen")
+// Errors of Run.
+var (
+	// ErrNoAction is an actor that left one of its agents without an action.
+	ErrNoAction = errors.New("no action chosen")
+	// ErrTampered means the environment or the snapshot changed while the
+	// actors chose their actions (found with Options.Verify).
+	ErrTampered = errors.New("state changed during the policy step")
+)
 
 // Run plays one episode of env with the seated actors. Every agent must
 // have exactly one seat. It returns the Result of the completed steps and,
@@ -138,11 +149,6 @@ func Run(ctx context.Context, env *Env, seats []Seat, opt Options) (*Result, err
 		res.Trajectory = &Trajectory{Layout: env.Layout(), Seed: opt.Seed, Steps: make([]StepRecord, 0, T)}
 		res.Trajectory.Reset.CopyFrom(&st)
 	}
-	view, err := ssd.NewView(&st)
-	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-
 	started := 0
 	defer func() {
 		for _, s := range seats[:started] {
@@ -166,15 +172,16 @@ func Run(ctx context.Context, env *Env, seats []Seat, opt Options) (*Result, err
 		}
 		if t > 0 {
 			env.Snapshot(&st)
-			if err := view.Update(&st); err != nil {
-				return finish(res), fmt.Errorf("run: %w", err)
-			}
+		}
+		var envHash, stHash uint64
+		if opt.Verify {
+			envHash, stHash = env.Hash(), st.Hash()
 		}
 		for i := range actions {
 			actions[i] = -1
 		}
 		for _, s := range seats {
-			if err := s.Actor.Act(ctx, view, actions); err != nil {
+			if err := s.Actor.Act(ctx, &st, actions); err != nil {
 				return finish(res), &ActorError{Agents: s.Agents, Step: t, Err: err}
 			}
 			for _, a := range s.Agents {
@@ -183,6 +190,9 @@ func Run(ctx context.Context, env *Env, seats []Seat, opt Options) (*Result, err
 						Err: fmt.Errorf("agent %d: %w", a, ErrNoAction)}
 				}
 			}
+		}
+		if opt.Verify && (env.Hash() != envHash || st.Hash() != stHash) {
+			return finish(res), fmt.Errorf("run: step %d: %w", t, ErrTampered)
 		}
 		rew, err := env.Step(actions)
 		if err != nil {

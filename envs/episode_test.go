@@ -36,7 +36,7 @@ func builtinActor(t *testing.T, name string) Actor {
 // fakeActor is an Actor whose behaviour is set by func fields.
 type fakeActor struct {
 	begin  func(EpisodeInfo) error
-	act    func(v *ssd.View, actions []int) error
+	act    func(st *ssd.State, actions []int) error
 	agents []int
 	ended  int
 }
@@ -49,9 +49,9 @@ func (f *fakeActor) Begin(_ context.Context, info EpisodeInfo) error {
 	return nil
 }
 
-func (f *fakeActor) Act(_ context.Context, v *ssd.View, actions []int) error {
+func (f *fakeActor) Act(_ context.Context, st *ssd.State, actions []int) error {
 	if f.act != nil {
-		return f.act(v, actions)
+		return f.act(st, actions)
 	}
 	for _, a := range f.agents {
 		actions[a] = ssd.Stand
@@ -86,26 +86,26 @@ func TestRunActorFailures(t *testing.T) {
 	boom := errors.New("boom")
 	for _, c := range []struct {
 		name     string
-		act      func(v *ssd.View, actions []int) error
+		act      func(st *ssd.State, actions []int) error
 		wantErr  error
 		wantStep int
 	}{
-		{"error", func(v *ssd.View, actions []int) error {
-			if v.Step() == 7 {
+		{"error", func(st *ssd.State, actions []int) error {
+			if st.Step == 7 {
 				return boom
 			}
 			actions[1] = ssd.Stand
 			return nil
 		}, boom, 7},
-		{"invalid action", func(v *ssd.View, actions []int) error {
+		{"invalid action", func(st *ssd.State, actions []int) error {
 			actions[1] = ssd.Stand
-			if v.Step() == 3 {
+			if st.Step == 3 {
 				actions[1] = ssd.Clean // not a Gathering action
 			}
 			return nil
 		}, ErrInvalidAction, 3},
-		{"no action", func(v *ssd.View, actions []int) error {
-			if v.Step() < 5 {
+		{"no action", func(st *ssd.State, actions []int) error {
+			if st.Step < 5 {
 				actions[1] = ssd.Stand
 			}
 			return nil
@@ -150,8 +150,8 @@ func TestRunCancelled(t *testing.T) {
 	env := testEnv(t, ssd.Gathering, "small", 2, 1000)
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &fakeActor{}
-	a.act = func(v *ssd.View, actions []int) error {
-		if v.Step() == 100 {
+	a.act = func(st *ssd.State, actions []int) error {
+		if st.Step == 100 {
 			cancel()
 		}
 		actions[0], actions[1] = ssd.Stand, ssd.Stand
@@ -317,5 +317,36 @@ func TestStepRejectsBadInput(t *testing.T) {
 	env.Step([]int{0, 8})
 	if _, err := env.Step([]int{0, 8}); !errors.Is(err, ErrEpisodeOver) {
 		t.Errorf("step past the end: %v", err)
+	}
+}
+
+// TestRunVerifyCatchesTampering: with Verify, an actor that changes the
+// snapshot stops the episode; honest actors pass.
+func TestRunVerifyCatchesTampering(t *testing.T) {
+	env := testEnv(t, ssd.Gathering, "small", 2, 30)
+	if _, err := Run(context.Background(), env, []Seat{{builtinActor(t, "exploit"), []int{0, 1}}}, Options{Verify: true}); err != nil {
+		t.Fatalf("honest actor: %v", err)
+	}
+	cheat := &fakeActor{act: func(st *ssd.State, actions []int) error {
+		if st.Step == 10 {
+			st.Pos[0] = st.Layout.Apples[0] // teleport onto an apple
+		}
+		actions[0], actions[1] = ssd.Stand, ssd.Stand
+		return nil
+	}}
+	res, err := Run(context.Background(), env, []Seat{{cheat, []int{0, 1}}}, Options{Verify: true})
+	if !errors.Is(err, ErrTampered) || res.Steps != 10 {
+		t.Fatalf("got %v after %d steps, want ErrTampered after 10", err, res.Steps)
+	}
+	// The environment hash moves with every step and returns with Reset.
+	env.Reset(3)
+	h0 := env.Hash()
+	env.Step([]int{ssd.Forward, ssd.Stand})
+	if env.Hash() == h0 {
+		t.Error("a step did not change the environment hash")
+	}
+	env.Reset(3)
+	if env.Hash() != h0 {
+		t.Error("Reset to the same seed gave another hash")
 	}
 }

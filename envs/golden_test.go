@@ -272,9 +272,9 @@ func (s *scriptedActor) Begin(_ context.Context, info EpisodeInfo) error {
 	return nil
 }
 
-func (s *scriptedActor) Act(_ context.Context, v *ssd.View, actions []int) error {
+func (s *scriptedActor) Act(_ context.Context, st *ssd.State, actions []int) error {
 	for _, i := range s.agents {
-		z := s.seed*0x9E3779B97F4A7C15 + uint64(v.Step())*0xBF58476D1CE4E5B9 + uint64(i)*0x94D049BB133111EB + 1
+		z := s.seed*0x9E3779B97F4A7C15 + uint64(st.Step)*0xBF58476D1CE4E5B9 + uint64(i)*0x94D049BB133111EB + 1
 		z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
 		z = (z ^ z>>27) * 0x94D049BB133111EB
 		z ^= z >> 31

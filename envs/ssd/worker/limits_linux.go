@@ -1,0 +1,29 @@
+package worker
+
+import "syscall"
+
+func setrlimits(l Limits) error {
+	set := func(res int, cur, max uint64) error {
+		return syscall.Setrlimit(res, &syscall.Rlimit{Cur: cur, Max: max})
+	}
+	// No core files: a worker killed by its CPU limit must not leave one.
+	if err := set(syscall.RLIMIT_CORE, 0, 0); err != nil {
+		return err
+	}
+	// No files written (policies cannot open any; belt and braces).
+	if err := set(syscall.RLIMIT_FSIZE, 0, 0); err != nil {
+		return err
+	}
+	if l.AddressSpace > 0 {
+		if err := set(syscall.RLIMIT_AS, uint64(l.AddressSpace), uint64(l.AddressSpace)); err != nil {
+			return err
+		}
+	}
+	if l.CPUSeconds > 0 {
+		// The soft limit sends SIGXCPU; the hard one a second later SIGKILL.
+		if err := set(syscall.RLIMIT_CPU, uint64(l.CPUSeconds), uint64(l.CPUSeconds)+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}

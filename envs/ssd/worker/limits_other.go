@@ -1,0 +1,12 @@
+//go:build !linux
+
+package worker
+
+import "errors"
+
+func setrlimits(l Limits) error {
+	if l.AddressSpace > 0 || l.CPUSeconds > 0 {
+		return errors.New("resource limits are implemented only on Linux")
+	}
+	return nil
+}
