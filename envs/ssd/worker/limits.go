@@ -49,25 +49,32 @@ func ParseLimits(s string) (Limits, error) {
 	return l, nil
 }
 
+// envLimited marks a worker that already runs under its limits.
+const envLimited = "POLICYEVOLVE_WORKER_LIMITED"
+
 func init() {
 	s, ok := os.LookupEnv(EnvLimits)
 	if !ok {
 		return
 	}
 	l, err := ParseLimits(s)
-	if err == nil {
-		err = apply(l)
+	if err == nil && os.Getenv(envLimited) != "1" {
+		// The Go runtime reserves its address space while it starts; a
+		// limit set now would only make later mappings fail. So set the
+		// limits and start over: the new image starts under them.
+		err = setrlimits(l)
+		if err == nil {
+			err = reexec(append(os.Environ(), envLimited+"=1"))
+		}
 	}
 	if err != nil {
 		// Never run untrusted code without its limits.
 		fmt.Fprintf(os.Stderr, "policy worker: cannot apply limits %q: %v\n", s, err)
 		os.Exit(125)
 	}
-}
-
-func apply(l Limits) error {
 	if l.Stack > 0 {
 		debug.SetMaxStack(int(l.Stack))
 	}
-	return setrlimits(l)
 }
+
+func osArgs() []string { return os.Args }

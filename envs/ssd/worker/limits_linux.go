@@ -2,6 +2,11 @@ package worker
 
 import "syscall"
 
+// reexec replaces the process with a fresh start of the same program.
+func reexec(env []string) error {
+	return syscall.Exec("/proc/self/exe", append([]string{"policy-worker"}, osArgs()[1:]...), env)
+}
+
 func setrlimits(l Limits) error {
 	set := func(res int, cur, max uint64) error {
 		return syscall.Setrlimit(res, &syscall.Rlimit{Cur: cur, Max: max})
@@ -20,7 +25,7 @@ func setrlimits(l Limits) error {
 		}
 	}
 	if l.CPUSeconds > 0 {
-		// The soft limit sends SIGXCPU; the hard one a second later SIGKILL.
+		// The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL.
 		if err := set(syscall.RLIMIT_CPU, uint64(l.CPUSeconds), uint64(l.CPUSeconds)+1); err != nil {
 			return err
 		}

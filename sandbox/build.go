@@ -1,0 +1,193 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"policyevolve/envs/ssd/worker"
+)
+
+// The worker module a native build assembles in a temporary directory:
+//
+//	go.mod              module ssd (so that policies import plain "ssd")
+//	*.go                the ssd package, from the embedded source
+//	worker/*.go         the worker package ("ssd/worker")
+//	cmd/worker/policy.go  the policy, its package clause turned into main
+//	cmd/worker/main.go    func main() { worker.Main(Policy) }
+//
+// The policy shares package main only with a main.go that declares main
+// and imports the worker under a reserved name; validation refuses a
+// policy's own main and every name with the reserved prefix. The worker
+// package's init applies the resource limits before the policy's
+// package-level variables are initialised.
+const (
+	workerModule = "module ssd\n\ngo 1.25\n"
+	workerMain   = "package main\n\nimport " + reservedPrefix + "worker \"ssd/worker\"\n\nfunc main() { " + reservedPrefix + "worker.Main(Policy) }\n"
+	repoImport   = `"policyevolve/envs/ssd`
+)
+
+// buildEnv is the environment of the go command: the caller's, minus what
+// could redirect the build (workspaces, cross-compilation, toolchain
+// downloads, cgo, the network).
+func buildEnv() []string {
+	drop := map[string]bool{"GOFLAGS": true, "GOWORK": true, "GOOS": true, "GOARCH": true, "CGO_ENABLED": true,
+		"GOTOOLCHAIN": true, "GOPROXY": true, "GO111MODULE": true, "GOEXPERIMENT": true, "GOENV": true}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "GOFLAGS=", "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off", "CGO_ENABLED=0",
+		"GO111MODULE=on", "GOENV=off")
+}
+
+// apiHash identifies the embedded ssd and worker sources and the protocol.
+func apiHash() (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "protocol %d\n", worker.Version)
+	for _, dir := range []string{"ssd", "ssd/worker"} {
+		files, err := ssdSourceFiles(dir)
+		if err != nil {
+			return "", fmt.Errorf("embedded ssd source: %w", err)
+		}
+		for _, n := range sortedKeys(files) {
+			fmt.Fprintf(h, "%s/%s %d\n", dir, n, len(files[n]))
+			h.Write(files[n])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+type buildCall struct {
+	done chan struct{}
+	path string
+	err  error
+}
+
+// build compiles a validated policy into a worker binary, or finds it in
+// the cache. Concurrent builds of one policy in this process share one
+// go build; builds in several processes each write a temporary file and
+// rename it into place, which is atomic, so a reader never sees half a
+// binary.
+func (s *Sandbox) build(ctx context.Context, c *Checked) (string, error) {
+	sum := sha256.Sum256([]byte(s.apiHash + "\x00" + s.goVersion + "\x00" + string(c.Source)))
+	key := hex.EncodeToString(sum[:])
+	final := filepath.Join(s.cfg.CacheDir, key[:2], key)
+	if st, err := os.Stat(final); err == nil && st.Mode().IsRegular() {
+		return final, nil
+	}
+
+	s.mu.Lock()
+	if bc, ok := s.building[key]; ok {
+		s.mu.Unlock()
+		select {
+		case <-bc.done:
+			return bc.path, bc.err
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	bc := &buildCall{done: make(chan struct{})}
+	s.building[key] = bc
+	s.mu.Unlock()
+
+	bc.path, bc.err = s.goBuild(ctx, c, final)
+	close(bc.done)
+	s.mu.Lock()
+	delete(s.building, key)
+	s.mu.Unlock()
+	return bc.path, bc.err
+}
+
+func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return "", fmt.Errorf("worker cache: %w", err)
+	}
+	tmp, err := os.MkdirTemp(s.cfg.CacheDir, "build-")
+	if err != nil {
+		return "", fmt.Errorf("worker cache: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+
+	write := func(rel string, data []byte) error {
+		p := filepath.Join(tmp, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(p, data, 0o644)
+	}
+	if err := write("go.mod", []byte(workerModule)); err != nil {
+		return "", err
+	}
+	for dir, dst := range map[string]string{"ssd": ".", "ssd/worker": "worker"} {
+		files, err := ssdSourceFiles(dir)
+		if err != nil {
+			return "", err
+		}
+		for name, data := range files {
+			data = bytes.ReplaceAll(data, []byte(repoImport), []byte(`"ssd`))
+			if err := write(filepath.Join(dst, name), data); err != nil {
+				return "", err
+			}
+		}
+	}
+	// The policy becomes package main: replace the package name in place,
+	// keeping every line where it was.
+	start := c.Fset.Position(c.File.Name.Pos()).Offset
+	end := c.Fset.Position(c.File.Name.End()).Offset
+	src := append(append(append([]byte{}, c.Source[:start]...), "main"...), c.Source[end:]...)
+	if err := write(filepath.Join("cmd", "worker", worker.PolicyFile), src); err != nil {
+		return "", err
+	}
+	if err := write(filepath.Join("cmd", "worker", "main.go"), []byte(workerMain)); err != nil {
+		return "", err
+	}
+
+	bin := filepath.Join(tmp, "worker.bin")
+	cmd := exec.CommandContext(ctx, s.goCmd, "build", "-trimpath", "-o", bin, "./cmd/worker")
+	cmd.Dir = tmp
+	cmd.Env = buildEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		if verr := compileIssues(out, c.Source); verr != nil {
+			return "", verr
+		}
+		return "", fmt.Errorf("build worker: %v\n%s", err, bytes.TrimSpace(out))
+	}
+	if err := os.Rename(bin, final); err != nil {
+		return "", fmt.Errorf("worker cache: %w", err)
+	}
+	return final, nil
+}
+
+var compileErrRe = regexp.MustCompile(`(?m)^(?:\./)?cmd/worker/` + regexp.QuoteMeta(worker.PolicyFile) + `:(\d+):(\d+): (.*)$`)
+
+// compileIssues turns compiler errors about the policy file into a
+// ValidationError (type checking catches nearly all of them first).
+func compileIssues(out, src []byte) error {
+	ms := compileErrRe.FindAllSubmatch(out, -1)
+	if len(ms) == 0 {
+		return nil
+	}
+	ve := &ValidationError{File: PolicyFileName}
+	for _, m := range ms {
+		line, _ := strconv.Atoi(string(m[1]))
+		col, _ := strconv.Atoi(string(m[2]))
+		ve.Issues = append(ve.Issues, Issue{Line: line, Col: col, Msg: string(m[3]), Snippet: sourceLine(src, line)})
+	}
+	return ve
+}

@@ -1,0 +1,253 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"policyevolve/envs/ssd/worker"
+)
+
+// proc is one worker process, seen from the host.
+type proc struct {
+	cmd     *exec.Cmd
+	req     *os.File // host writes requests (the worker's fd 3)
+	rep     *os.File // host reads replies (the worker's fd 4)
+	out     *capture
+	buf     []byte
+	cpu     time.Duration // the worker's CPU budget
+	waited  chan struct{} // closed when the process has been reaped
+	waitErr error
+
+	mu     sync.Mutex
+	killed string // why the host killed it, "" if it did not
+}
+
+// start launches a worker for p with its limits in the environment. The
+// environment holds nothing else: no API keys, no YAEGI_* variables.
+func (s *Sandbox) start(p *Program) (*proc, error) {
+	cpu := int64(math.Ceil(s.cfg.EpisodeCPU.Seconds()))
+	lim := worker.Limits{AddressSpace: s.cfg.MemoryLimit, CPUSeconds: cpu, Stack: s.cfg.StackLimit}
+	env := []string{"GOMAXPROCS=1", worker.EnvLimits + "=" + lim.String()}
+	var exe string
+	switch p.Backend {
+	case Native:
+		exe = p.binary
+	case Yaegi:
+		exe = s.cfg.WorkerExe
+		env = append(env, envWorker+"=yaegi")
+	}
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start worker: %w", err)
+	}
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		reqR.Close()
+		reqW.Close()
+		return nil, fmt.Errorf("start worker: %w", err)
+	}
+	w := &proc{req: reqW, rep: repR, cpu: time.Duration(cpu) * time.Second, waited: make(chan struct{})}
+	w.out = &capture{limit: s.cfg.OutputLimit, onLimit: func() { w.kill("output limit") }}
+	cmd := exec.Command(exe)
+	cmd.Env = env
+	cmd.Dir = os.TempDir()
+	cmd.Stdout = w.out
+	cmd.Stderr = w.out
+	cmd.ExtraFiles = []*os.File{reqR, repW}
+	cmd.SysProcAttr = procAttr()
+	err = cmd.Start()
+	reqR.Close()
+	repW.Close()
+	if err != nil {
+		reqW.Close()
+		repR.Close()
+		return nil, fmt.Errorf("start worker %s: %w", exe, err)
+	}
+	w.cmd = cmd
+	go func() {
+		w.waitErr = cmd.Wait()
+		close(w.waited)
+	}()
+	return w, nil
+}
+
+// kill stops the worker (its whole process group) and records why; the
+// first reason wins.
+func (w *proc) kill(why string) {
+	w.mu.Lock()
+	if w.killed == "" {
+		w.killed = why
+	}
+	w.mu.Unlock()
+	if w.cmd != nil && w.cmd.Process != nil {
+		syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+		w.cmd.Process.Kill()
+	}
+}
+
+func (w *proc) killedFor() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.killed
+}
+
+// exchange sends one request and reads the reply, both within timeout.
+// A timeout kills the worker.
+func (w *proc) exchange(typ byte, payload []byte, timeout time.Duration) (byte, []byte, error) {
+	deadline := time.Now().Add(timeout)
+	w.req.SetWriteDeadline(deadline)
+	if err := worker.WriteFrame(w.req, typ, payload); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			w.kill("timeout")
+		}
+		return 0, nil, err
+	}
+	w.rep.SetReadDeadline(deadline)
+	rt, rp, buf, err := worker.ReadFrame(w.rep, w.buf)
+	w.buf = buf
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		w.kill("timeout")
+	}
+	return rt, rp, err
+}
+
+// reap waits (briefly) for the worker to exit, killing it if it lingers.
+func (w *proc) reap(grace time.Duration) {
+	select {
+	case <-w.waited:
+		return
+	case <-time.After(grace):
+	}
+	w.kill("did not exit")
+	<-w.waited
+}
+
+// close ends the worker: Quit, a moment to exit, then SIGKILL.
+func (w *proc) close() {
+	w.req.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+	worker.WriteFrame(w.req, worker.MsgQuit, nil)
+	w.req.Close()
+	w.reap(time.Second)
+	w.rep.Close()
+}
+
+// death explains why a worker stopped answering, from how it ended and
+// what it printed. It returns a non-nil system error when the cause is not
+// the policy's (the worker could not even apply its limits).
+func (w *proc) death(step int) (*PolicyError, error) {
+	w.reap(5 * time.Second)
+	pe := &PolicyError{Agent: -1, Step: step, Output: w.out.String()}
+	out := w.out.String()
+	ps := w.cmd.ProcessState
+	var ws syscall.WaitStatus
+	if ps != nil {
+		ws, _ = ps.Sys().(syscall.WaitStatus)
+	}
+	usedCPU := time.Duration(0)
+	if ps != nil {
+		usedCPU = ps.UserTime() + ps.SystemTime()
+	}
+	switch why := w.killedFor(); {
+	case why == "output limit":
+		pe.Kind = ErrOutputLimit
+		pe.Detail = fmt.Sprintf("printed more than %d bytes", w.out.limit)
+	case why == "timeout":
+		pe.Kind = ErrTimeout
+		pe.Detail = "no answer within the step deadline; worker killed"
+	case ws.Signaled() && ws.Signal() == syscall.SIGXCPU,
+		ws.Signaled() && ws.Signal() == syscall.SIGKILL && why == "" && usedCPU >= w.cpu:
+		pe.Kind = ErrCPUBudget
+		pe.Detail = fmt.Sprintf("used %.1fs of CPU; the episode budget is %v", usedCPU.Seconds(), w.cpu)
+	case strings.Contains(out, "stack overflow") || strings.Contains(out, "stack exceeds"):
+		pe.Kind = ErrCrashed
+		pe.Detail = "stack overflow (too deep a recursion?)"
+	case strings.Contains(out, "out of memory") || strings.Contains(out, "cannot allocate memory"):
+		pe.Kind = ErrCrashed
+		pe.Detail = "out of memory"
+	case ps != nil && ps.ExitCode() == 125 && strings.Contains(out, "cannot apply limits"):
+		return nil, fmt.Errorf("policy worker could not apply its resource limits: %s", strings.TrimSpace(out))
+	default:
+		pe.Kind = ErrCrashed
+		status := "exited"
+		if ps != nil {
+			status = ps.String()
+		}
+		pe.Detail = "worker " + status
+		if last := lastLine(out); last != "" {
+			pe.Detail += ": " + last
+		}
+	}
+	return pe, nil
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// capture keeps what a worker prints: the first and last few kilobytes,
+// and a count. Past the limit it calls onLimit once.
+type capture struct {
+	limit   int64
+	onLimit func()
+
+	mu    sync.Mutex
+	n     int64
+	head  []byte
+	tail  []byte
+	fired bool
+}
+
+const captureKeep = 8 << 10
+
+func (c *capture) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	c.n += int64(len(b))
+	if room := captureKeep - len(c.head); room > 0 {
+		c.head = append(c.head, b[:min(room, len(b))]...)
+	}
+	c.tail = append(c.tail, b...)
+	if len(c.tail) > 2*captureKeep {
+		c.tail = append(c.tail[:0], c.tail[len(c.tail)-captureKeep:]...)
+	}
+	over := c.n > c.limit && !c.fired
+	if over {
+		c.fired = true
+	}
+	c.mu.Unlock()
+	if over {
+		c.onLimit()
+		return len(b), io.ErrShortWrite
+	}
+	return len(b), nil
+}
+
+// String returns the kept output: all of it when it fit, else its start
+// and its end with a note of what was dropped between.
+func (c *capture) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n <= int64(len(c.tail)) {
+		return string(c.tail)
+	}
+	tail := c.tail[max(0, len(c.tail)-captureKeep):]
+	skipped := c.n - int64(len(c.head)) - int64(len(tail))
+	if skipped <= 0 {
+		return string(c.head) + string(tail[-skipped:])
+	}
+	return fmt.Sprintf("%s\n… %d bytes not kept …\n%s", c.head, skipped, tail)
+}

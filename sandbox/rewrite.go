@@ -1,0 +1,619 @@
+package sandbox
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// rewriteForYaegi returns the source the yaegi backend interprets: the
+// policy with the constructs yaegi v0.16.1 mishandles replaced by code
+// with the same meaning, or a ValidationError naming the ones it cannot
+// replace. Edits never add or remove a newline before the end of the
+// original text, so every line number stays true; helpers are appended.
+//
+// Rewritten: the min, max and clear builtins (yaegi has none) become calls
+// to generated functions; `for i := range n` over an integer (a compile
+// panic in yaegi) becomes a three-clause loop; loop variables captured by a
+// closure or whose address is taken get an explicit per-iteration copy
+// (yaegi shares one variable across iterations, as Go did before 1.22).
+// Refused: range over functions, clear on maps whose keys may be NaN,
+// three-clause loop variables that are captured and also modified in the
+// body, and min/max/clear when there is no type information (no toolchain).
+func rewriteForYaegi(c *Checked) ([]byte, error) {
+	rw := &rewriter{c: c, helperIdx: map[string]string{}}
+	rw.collect()
+	if len(rw.issues) > 0 {
+		sort.Slice(rw.issues, func(i, j int) bool { return rw.issues[i].Line < rw.issues[j].Line })
+		return nil, &ValidationError{File: PolicyFileName, Issues: rw.issues}
+	}
+	return rw.apply()
+}
+
+type edit struct {
+	start, end int // byte offsets in the source
+	text       string
+}
+
+type rewriter struct {
+	c         *Checked
+	edits     []edit
+	issues    []Issue
+	helpers   []string          // generated declarations, appended to the file
+	helperIdx map[string]string // helper key -> name
+	loops     int               // counter for fresh loop variable names
+}
+
+func (rw *rewriter) off(p token.Pos) int { return rw.c.Fset.Position(p).Offset }
+
+func (rw *rewriter) refuse(p token.Pos, format string, args ...any) {
+	pos := rw.c.Fset.Position(p)
+	rw.issues = append(rw.issues, Issue{Line: pos.Line, Col: pos.Column,
+		Msg:     "the yaegi backend cannot run this: " + fmt.Sprintf(format, args...),
+		Snippet: sourceLine(rw.c.Source, pos.Line)})
+}
+
+func (rw *rewriter) text(n ast.Node) string {
+	return string(rw.c.Source[rw.off(n.Pos()):rw.off(n.End())])
+}
+
+// object returns what an identifier refers to: from type information when
+// available, else from the parser's own resolution (nil for names declared
+// outside the file, such as builtins).
+func (rw *rewriter) object(id *ast.Ident) any {
+	if rw.c.Info != nil {
+		if o := rw.c.Info.Uses[id]; o != nil {
+			return o
+		}
+		if o := rw.c.Info.Defs[id]; o != nil {
+			return o
+		}
+		return nil
+	}
+	if id.Obj != nil {
+		return id.Obj
+	}
+	return nil
+}
+
+// isBuiltin reports whether id refers to the builtin of that name.
+func (rw *rewriter) isBuiltin(id *ast.Ident, name string) bool {
+	if id.Name != name {
+		return false
+	}
+	if rw.c.Info != nil {
+		_, ok := rw.c.Info.Uses[id].(*types.Builtin)
+		return ok
+	}
+	return id.Obj == nil // not declared in the file: the universe's
+}
+
+func (rw *rewriter) collect() {
+	called := map[*ast.SelectorExpr]bool{}
+	ast.Inspect(rw.c.File, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+				called[sel] = true
+			}
+		}
+		return true
+	})
+	ast.Inspect(rw.c.File, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if !called[n] {
+				rw.methodValue(n)
+			}
+		case *ast.CallExpr:
+			return rw.builtinCall(n)
+		case *ast.RangeStmt:
+			rw.rangeStmt(n)
+		case *ast.ForStmt:
+			rw.forStmt(n)
+		}
+		return true
+	})
+}
+
+// builtinCall rewrites min, max and clear; it returns false when the call
+// was replaced whole (its arguments need no further edits).
+func (rw *rewriter) builtinCall(call *ast.CallExpr) bool {
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return true
+	}
+	name := id.Name
+	if !(rw.isBuiltin(id, "min") || rw.isBuiltin(id, "max") || rw.isBuiltin(id, "clear")) {
+		return true
+	}
+	if rw.c.Info == nil {
+		rw.refuse(call.Pos(), "builtin %s needs type information, which needs a Go toolchain; write it out (an if, or a loop)", name)
+		return true
+	}
+	if tv := rw.c.Info.Types[call]; tv.Value != nil {
+		// A constant: replace the call by its value.
+		lit := tv.Value.ExactString()
+		if tv.Value.Kind() == constant.String {
+			lit = strconv.Quote(constant.StringVal(tv.Value))
+		}
+		if b, ok := tv.Type.(*types.Basic); !ok || b.Info()&types.IsUntyped == 0 {
+			t, ok := rw.typeString(tv.Type, call.Pos())
+			if !ok {
+				return false
+			}
+			lit = t + "(" + lit + ")"
+		}
+		rw.edits = append(rw.edits, edit{rw.off(call.Pos()), rw.off(call.End()), "(" + lit + ")"})
+		return false
+	}
+	var helper string
+	if name == "clear" {
+		helper = rw.clearHelper(call)
+	} else {
+		helper = rw.minMaxHelper(name, call)
+	}
+	if helper != "" {
+		rw.edits = append(rw.edits, edit{rw.off(id.Pos()), rw.off(id.End()), helper})
+	}
+	return true
+}
+
+func (rw *rewriter) minMaxHelper(name string, call *ast.CallExpr) string {
+	t := rw.c.Info.TypeOf(call)
+	ts, ok := rw.typeString(t, call.Pos())
+	if !ok {
+		return ""
+	}
+	key := name + ":" + ts
+	if h, ok := rw.helperIdx[key]; ok {
+		return h
+	}
+	h := fmt.Sprintf("%s%s%d", reservedPrefix, name, len(rw.helpers))
+	rw.helperIdx[key] = h
+	var better string
+	b, _ := t.Underlying().(*types.Basic)
+	switch {
+	case b != nil && b.Info()&types.IsFloat != 0:
+		// NaN wins; min prefers -0 to +0, max +0 to -0 (the spec's rules).
+		if name == "min" {
+			better = "y != y || y < x || (y == 0 && x == 0 && 1/y < 0)"
+		} else {
+			better = "y != y || y > x || (y == 0 && x == 0 && 1/x < 0)"
+		}
+		rw.helpers = append(rw.helpers, fmt.Sprintf(
+			"func %s(x %s, ys ...%s) %s {\n\tfor _, y := range ys {\n\t\tif x != x {\n\t\t\treturn x\n\t\t}\n\t\tif %s {\n\t\t\tx = y\n\t\t}\n\t}\n\treturn x\n}",
+			h, ts, ts, ts, better))
+		return h
+	case name == "min":
+		better = "y < x"
+	default:
+		better = "y > x"
+	}
+	rw.helpers = append(rw.helpers, fmt.Sprintf(
+		"func %s(x %s, ys ...%s) %s {\n\tfor _, y := range ys {\n\t\tif %s {\n\t\t\tx = y\n\t\t}\n\t}\n\treturn x\n}",
+		h, ts, ts, ts, better))
+	return h
+}
+
+func (rw *rewriter) clearHelper(call *ast.CallExpr) string {
+	if len(call.Args) != 1 {
+		return ""
+	}
+	t := rw.c.Info.TypeOf(call.Args[0])
+	ts, ok := rw.typeString(t, call.Pos())
+	if !ok {
+		return ""
+	}
+	key := "clear:" + ts
+	if h, ok := rw.helperIdx[key]; ok {
+		return h
+	}
+	h := fmt.Sprintf("%sclear%d", reservedPrefix, len(rw.helpers))
+	switch u := t.Underlying().(type) {
+	case *types.Map:
+		if mayBeNaN(u.Key()) {
+			rw.refuse(call.Pos(), "clear on a map whose keys may be NaN; delete the keys in a loop")
+			return ""
+		}
+		rw.helpers = append(rw.helpers, fmt.Sprintf(
+			"func %s(m %s) {\n\tfor k := range m {\n\t\tdelete(m, k)\n\t}\n}", h, ts))
+	case *types.Slice:
+		es, ok := rw.typeString(u.Elem(), call.Pos())
+		if !ok {
+			return ""
+		}
+		rw.helpers = append(rw.helpers, fmt.Sprintf(
+			"func %s(s %s) {\n\tvar zero %s\n\tfor i := range s {\n\t\ts[i] = zero\n\t}\n}", h, ts, es))
+	default:
+		rw.refuse(call.Pos(), "clear on %s", ts)
+		return ""
+	}
+	rw.helperIdx[key] = h
+	return h
+}
+
+// mayBeNaN reports whether a map key of type t can hold a NaN, which
+// delete cannot remove but clear does.
+func mayBeNaN(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Info()&(types.IsFloat|types.IsComplex) != 0
+	case *types.Interface:
+		return true
+	case *types.Array:
+		return mayBeNaN(u.Elem())
+	case *types.Struct:
+		for i := 0; i < u.NumFields(); i++ {
+			if mayBeNaN(u.Field(i).Type()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// typeString spells t for a helper declared at package level: packages by
+// the names this file imports them under. Types declared inside a function
+// cannot be named there: refused.
+func (rw *rewriter) typeString(t types.Type, at token.Pos) (string, bool) {
+	names := map[*types.Package]string{}
+	for _, im := range rw.c.File.Imports {
+		p, _ := strconv.Unquote(im.Path.Value)
+		for _, ip := range rw.c.Types.Imports() {
+			if ip.Path() == p {
+				n := ip.Name()
+				if im.Name != nil {
+					n = im.Name.Name
+				}
+				names[ip] = n
+			}
+		}
+	}
+	ok := true
+	s := types.TypeString(t, func(p *types.Package) string {
+		if p == rw.c.Types {
+			return ""
+		}
+		n, found := names[p]
+		if !found || n == "_" {
+			ok = false
+		}
+		return n
+	})
+	if !ok {
+		rw.refuse(at, "a helper for type %s would need a package this file does not import", s)
+		return "", false
+	}
+	local := false
+	var walk func(types.Type)
+	seen := map[types.Type]bool{}
+	walk = func(t types.Type) {
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		switch t := t.(type) {
+		case *types.Named:
+			if o := t.Obj(); o.Pkg() == rw.c.Types && o.Parent() != rw.c.Types.Scope() {
+				local = true
+			}
+			if args := t.TypeArgs(); args != nil {
+				for i := 0; i < args.Len(); i++ {
+					walk(args.At(i))
+				}
+			}
+		case *types.Pointer:
+			walk(t.Elem())
+		case *types.Slice:
+			walk(t.Elem())
+		case *types.Array:
+			walk(t.Elem())
+		case *types.Map:
+			walk(t.Key())
+			walk(t.Elem())
+		case *types.Struct:
+			for i := 0; i < t.NumFields(); i++ {
+				walk(t.Field(i).Type())
+			}
+		case *types.TypeParam:
+			local = true
+		}
+	}
+	walk(t)
+	if local {
+		rw.refuse(at, "type %s is declared inside a function (or is a type parameter); declare it at package level", s)
+		return "", false
+	}
+	return s, true
+}
+
+// methodValue rewrites a method value or method expression whose method
+// belongs to a compiled (non-interpreted) type, such as v.AppleAt passed as
+// a func(int, int) bool: yaegi v0.16.1 gives it the method expression's
+// type. The replacement is a function literal that binds the receiver
+// when the expression is evaluated, as a method value does.
+func (rw *rewriter) methodValue(sel *ast.SelectorExpr) {
+	if rw.c.Info == nil {
+		return
+	}
+	s := rw.c.Info.Selections[sel]
+	if s == nil || (s.Kind() != types.MethodVal && s.Kind() != types.MethodExpr) {
+		return
+	}
+	fn, ok := s.Obj().(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Pkg() == rw.c.Types {
+		return // methods of the policy's own types are interpreted: fine
+	}
+	sig := fn.Type().(*types.Signature)
+	var params, args []string
+	for i := 0; i < sig.Params().Len(); i++ {
+		t := sig.Params().At(i).Type()
+		if sig.Variadic() && i == sig.Params().Len()-1 {
+			t = t.(*types.Slice).Elem()
+			ts, ok := rw.typeString(t, sel.Pos())
+			if !ok {
+				return
+			}
+			params = append(params, fmt.Sprintf("%sa%d ...%s", reservedPrefix, i, ts))
+			args = append(args, fmt.Sprintf("%sa%d...", reservedPrefix, i))
+			continue
+		}
+		ts, ok := rw.typeString(t, sel.Pos())
+		if !ok {
+			return
+		}
+		params = append(params, fmt.Sprintf("%sa%d %s", reservedPrefix, i, ts))
+		args = append(args, fmt.Sprintf("%sa%d", reservedPrefix, i))
+	}
+	var results []string
+	for i := 0; i < sig.Results().Len(); i++ {
+		ts, ok := rw.typeString(sig.Results().At(i).Type(), sel.Pos())
+		if !ok {
+			return
+		}
+		results = append(results, ts)
+	}
+	res := strings.Join(results, ", ")
+	if len(results) > 1 {
+		res = "(" + res + ")"
+	}
+	ret := "return "
+	if len(results) == 0 {
+		ret = ""
+	}
+	recvT, ok := rw.typeString(s.Recv(), sel.Pos())
+	if !ok {
+		return
+	}
+	r := reservedPrefix + "r"
+	inner := fmt.Sprintf("func(%s) %s { %s%s.%s(%s) }", strings.Join(params, ", "), res, ret, r, fn.Name(), strings.Join(args, ", "))
+	if s.Kind() == types.MethodExpr {
+		// T.M: a function taking the receiver first.
+		all := append([]string{r + " " + recvT}, params...)
+		text := fmt.Sprintf("(func(%s) %s { %s%s.%s(%s) })", strings.Join(all, ", "), res, ret, r, fn.Name(), strings.Join(args, ", "))
+		rw.edits = append(rw.edits, edit{rw.off(sel.Pos()), rw.off(sel.End()), text})
+		return
+	}
+	valT := inner[:strings.Index(inner, " {")] // the method value's func type
+	// x.M: evaluate x now, call M on it later.
+	prefix := fmt.Sprintf("(func(%s %s) %s { return %s })(", r, recvT, valT, inner)
+	rw.edits = append(rw.edits,
+		edit{rw.off(sel.Pos()), rw.off(sel.Pos()), prefix},
+		edit{rw.off(sel.X.End()), rw.off(sel.End()), ")"})
+}
+
+func (rw *rewriter) rangeStmt(r *ast.RangeStmt) {
+	var xt types.Type
+	if rw.c.Info != nil {
+		xt = rw.c.Info.TypeOf(r.X)
+		if xt != nil {
+			if _, ok := xt.Underlying().(*types.Signature); ok {
+				rw.refuse(r.For, "range over a function (an iterator)")
+				return
+			}
+		}
+	}
+	if rw.rangeOverInt(r, xt) {
+		return
+	}
+	if r.Tok != token.DEFINE {
+		return
+	}
+	var captured []string
+	for _, e := range []ast.Expr{r.Key, r.Value} {
+		if id, ok := e.(*ast.Ident); ok && id.Name != "_" && rw.capturedIn(r.Body, rw.object(id)) {
+			captured = append(captured, id.Name)
+		}
+	}
+	if len(captured) > 0 {
+		// Range variables are never affected by the body: a copy at the top
+		// of each iteration gives exactly Go 1.22's per-iteration variables.
+		list := strings.Join(captured, ", ")
+		rw.edits = append(rw.edits, edit{rw.off(r.Body.Lbrace) + 1, rw.off(r.Body.Lbrace) + 1, " " + list + " := " + list + ";"})
+	}
+}
+
+// rangeOverInt rewrites `for k := range n` over an integer into a
+// three-clause loop that evaluates n once, gives k n's type and a fresh
+// variable per iteration, and ignores changes the body makes to k.
+func (rw *rewriter) rangeOverInt(r *ast.RangeStmt, xt types.Type) bool {
+	isInt := false
+	if xt != nil {
+		b, ok := xt.Underlying().(*types.Basic)
+		isInt = ok && b.Info()&types.IsInteger != 0
+	} else if lit, ok := r.X.(*ast.BasicLit); ok && lit.Kind == token.INT {
+		isInt = true
+	} else if rw.c.Info == nil {
+		// Without types, only the literal case is certain; a name could be
+		// a slice. yaegi itself reports a range over an integer variable.
+		return false
+	}
+	if !isInt {
+		return false
+	}
+	rw.loops++
+	i := fmt.Sprintf("%si%d", reservedPrefix, rw.loops)
+	n := fmt.Sprintf("%sn%d", reservedPrefix, rw.loops)
+	zero := "0"
+	if xt != nil {
+		if b, ok := xt.(*types.Basic); !ok || b.Info()&types.IsUntyped == 0 {
+			ts, ok := rw.typeString(xt, r.X.Pos())
+			if !ok {
+				return true
+			}
+			zero = ts + "(0)"
+		}
+	}
+	start := r.Range
+	if r.Key != nil {
+		start = r.Key.Pos()
+	}
+	rw.edits = append(rw.edits, edit{rw.off(start), rw.off(r.X.Pos()), fmt.Sprintf("%s, %s := %s, ", i, n, zero)})
+	body := fmt.Sprintf("; %s < %s; %s++ {", i, n, i)
+	if id, ok := r.Key.(*ast.Ident); ok && id.Name != "_" {
+		op := " := "
+		if r.Tok == token.ASSIGN {
+			op = " = "
+		}
+		body += " " + id.Name + op + i + ";"
+	}
+	rw.edits = append(rw.edits, edit{rw.off(r.X.End()), rw.off(r.Body.Lbrace) + 1, body})
+	return true
+}
+
+func (rw *rewriter) forStmt(f *ast.ForStmt) {
+	as, ok := f.Init.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE {
+		return
+	}
+	var captured []string
+	for _, e := range as.Lhs {
+		id, ok := e.(*ast.Ident)
+		if !ok || id.Name == "_" {
+			continue
+		}
+		obj := rw.object(id)
+		if !rw.capturedIn(f.Body, obj) {
+			continue
+		}
+		if rw.modifiedIn(f.Body, obj) {
+			rw.refuse(id.Pos(), "loop variable %s is captured by a closure (or its address is taken) and also changed in the loop body; "+
+				"yaegi shares one variable across iterations. Copy it first (%s := %s) and change the copy", id.Name, id.Name, id.Name)
+			continue
+		}
+		captured = append(captured, id.Name)
+	}
+	if len(captured) > 0 {
+		list := strings.Join(captured, ", ")
+		rw.edits = append(rw.edits, edit{rw.off(f.Body.Lbrace) + 1, rw.off(f.Body.Lbrace) + 1, " " + list + " := " + list + ";"})
+	}
+}
+
+// refersTo reports whether id denotes obj.
+func (rw *rewriter) refersTo(id *ast.Ident, obj any) bool {
+	return obj != nil && rw.object(id) == obj
+}
+
+// capturedIn reports whether obj is used inside a function literal in body,
+// or has its address taken there (explicitly, or by a method value with a
+// pointer receiver).
+func (rw *rewriter) capturedIn(body ast.Node, obj any) bool {
+	if obj == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			ast.Inspect(n.Body, func(m ast.Node) bool {
+				if id, ok := m.(*ast.Ident); ok && rw.refersTo(id, obj) {
+					found = true
+				}
+				return !found
+			})
+			return false
+		case *ast.UnaryExpr:
+			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == token.AND && rw.refersTo(id, obj) {
+				found = true
+			}
+		case *ast.SelectorExpr:
+			if rw.c.Info == nil {
+				break
+			}
+			id, ok := ast.Unparen(n.X).(*ast.Ident)
+			if !ok || !rw.refersTo(id, obj) {
+				break
+			}
+			if sel := rw.c.Info.Selections[n]; sel != nil && sel.Kind() == types.MethodVal {
+				if sig, ok := sel.Obj().Type().(*types.Signature); ok && sig.Recv() != nil {
+					if _, ptr := sig.Recv().Type().(*types.Pointer); ptr {
+						found = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// modifiedIn reports whether body assigns to obj (closures included).
+func (rw *rewriter) modifiedIn(body ast.Node, obj any) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok && rw.refersTo(id, obj) {
+					found = true
+				}
+			}
+		case *ast.IncDecStmt:
+			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && rw.refersTo(id, obj) {
+				found = true
+			}
+		case *ast.UnaryExpr:
+			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == token.AND && rw.refersTo(id, obj) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func (rw *rewriter) apply() ([]byte, error) {
+	sort.SliceStable(rw.edits, func(i, j int) bool {
+		if rw.edits[i].start != rw.edits[j].start {
+			return rw.edits[i].start < rw.edits[j].start
+		}
+		return rw.edits[i].end < rw.edits[j].end
+	})
+	var b strings.Builder
+	src := rw.c.Source
+	at := 0
+	for _, e := range rw.edits {
+		if e.start < at {
+			return nil, fmt.Errorf("rewrite for yaegi: overlapping edits at offset %d", e.start)
+		}
+		b.Write(src[at:e.start])
+		b.WriteString(e.text)
+		at = e.end
+	}
+	b.Write(src[at:])
+	if len(rw.helpers) > 0 {
+		b.WriteString("\n\n// Added by policyevolve for the yaegi interpreter.\n")
+		for _, h := range rw.helpers {
+			b.WriteString("\n" + h + "\n")
+		}
+	}
+	return []byte(b.String()), nil
+}

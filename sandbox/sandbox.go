@@ -1,0 +1,243 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"policyevolve/envs"
+)
+
+// Backend names a way of running policies.
+type Backend string
+
+const (
+	// Auto picks Native when a Go toolchain is on PATH, else Yaegi (with a
+	// one-line notice).
+	Auto Backend = ""
+	// Native compiles each policy, with the ssd API and the worker, into a
+	// worker binary (cached); policies run at full Go speed.
+	Native Backend = "native"
+	// Yaegi interprets each policy in a worker process running
+	// policyevolve's own binary; no toolchain needed, 100-650x slower.
+	Yaegi Backend = "yaegi"
+)
+
+// ParseBackend accepts "native", "yaegi" and "auto" (or "").
+func ParseBackend(s string) (Backend, error) {
+	switch s {
+	case "", "auto":
+		return Auto, nil
+	case "native":
+		return Native, nil
+	case "yaegi":
+		return Yaegi, nil
+	}
+	return "", fmt.Errorf("unknown backend %q (want native, yaegi or auto)", s)
+}
+
+// Config configures a Sandbox. The zero value works: every field has a
+// default, set in applyDefaults.
+type Config struct {
+	Backend Backend
+	// StepTimeout bounds one step: the time a worker may take to answer the
+	// actions of all its agents. The worker's own watchdog fires at 90% of
+	// it and names the agent being asked; the host kills at 100%.
+	StepTimeout time.Duration
+	// StartTimeout bounds starting a worker and loading its policy
+	// (package-level initialisation included).
+	StartTimeout time.Duration
+	// EpisodeCPU is a worker's CPU time budget for a whole episode
+	// (RLIMIT_CPU, whole seconds, rounded up).
+	EpisodeCPU time.Duration
+	// MemoryLimit is a worker's address-space limit (RLIMIT_AS), bytes.
+	MemoryLimit int64
+	// StackLimit is a worker's goroutine stack limit, bytes: deep recursion
+	// fails as a stack overflow before it exhausts MemoryLimit.
+	StackLimit int64
+	// OutputLimit is how much a worker may print (stdout and stderr
+	// together) before it is stopped with ErrOutputLimit.
+	OutputLimit int64
+	// CacheDir holds compiled native workers, keyed by a hash of the
+	// source, the ssd API and the Go version.
+	CacheDir string
+	// GoCommand is the Go toolchain for the native backend.
+	GoCommand string
+	// WorkerExe is the executable that serves as interpreting worker; it
+	// must link this package (policyevolve does). Default: this program.
+	WorkerExe string
+	// Notice receives one-line notices, such as the fallback to yaegi.
+	Notice io.Writer
+}
+
+// Defaults, with the reasons for them.
+const (
+	// 100 ms per step for all of a worker's agents: a 1000-step episode
+	// cannot take more than 100 s, while a native BFS-heavy policy needs
+	// well under 1 ms per step and a yaegi one ~10 ms.
+	DefaultStepTimeout = 100 * time.Millisecond
+	// Starting a native worker takes milliseconds; yaegi needs ~10 ms to
+	// compile a 200-line policy. 20 s leaves room for a loaded machine.
+	DefaultStartTimeout = 20 * time.Second
+	// An honest native episode takes well under a second of CPU, a yaegi
+	// one under ten; a minute catches only policies that burn time on
+	// purpose or by accident.
+	DefaultEpisodeCPU = 60 * time.Second
+	// Go runs under 1 GiB of address space but not under ~300 MB.
+	DefaultMemoryLimit = 1 << 30
+	// A quarter of the address space for stacks: the runtime copies a
+	// growing stack, so it needs twice the size while it grows.
+	DefaultStackLimit = 256 << 20
+	// Generous for debugging prints (a line per agent per step of a long
+	// episode), small enough that a print loop is caught in milliseconds.
+	DefaultOutputLimit = 1 << 20
+)
+
+func (c *Config) applyDefaults() {
+	if c.StepTimeout <= 0 {
+		c.StepTimeout = DefaultStepTimeout
+	}
+	if c.StartTimeout <= 0 {
+		c.StartTimeout = DefaultStartTimeout
+	}
+	if c.EpisodeCPU <= 0 {
+		c.EpisodeCPU = DefaultEpisodeCPU
+	}
+	if c.MemoryLimit <= 0 {
+		c.MemoryLimit = DefaultMemoryLimit
+	}
+	if c.StackLimit <= 0 {
+		c.StackLimit = DefaultStackLimit
+	}
+	if c.OutputLimit <= 0 {
+		c.OutputLimit = DefaultOutputLimit
+	}
+	if c.GoCommand == "" {
+		c.GoCommand = "go"
+	}
+	if c.CacheDir == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			c.CacheDir = filepath.Join(d, "policyevolve", "workers")
+		} else {
+			c.CacheDir = filepath.Join(os.TempDir(), "policyevolve-workers")
+		}
+	}
+	if c.Notice == nil {
+		c.Notice = io.Discard
+	}
+}
+
+// Sandbox turns untrusted policy sources into running policies. It is safe
+// for concurrent use.
+type Sandbox struct {
+	cfg       Config
+	backend   Backend
+	goCmd     string // resolved toolchain (native)
+	goVersion string
+	apiHash   string
+
+	mu       sync.Mutex
+	building map[string]*buildCall // native builds in progress, by cache key
+}
+
+// New returns a Sandbox with the backend resolved: Auto becomes Native
+// when the Go toolchain works, else Yaegi (with a notice); Native without a
+// toolchain is an error.
+func New(cfg Config) (*Sandbox, error) {
+	cfg.applyDefaults()
+	s := &Sandbox{cfg: cfg, building: map[string]*buildCall{}}
+	switch cfg.Backend {
+	case Auto, Native:
+		err := s.findToolchain()
+		if err == nil {
+			s.backend = Native
+			break
+		}
+		if cfg.Backend == Native {
+			return nil, fmt.Errorf("native backend: %w", err)
+		}
+		fmt.Fprintf(cfg.Notice, "policyevolve: %v; running policies in the yaegi interpreter (slower)\n", err)
+		s.backend = Yaegi
+	case Yaegi:
+		s.backend = Yaegi
+	default:
+		return nil, fmt.Errorf("unknown backend %q", cfg.Backend)
+	}
+	if s.backend == Yaegi && cfg.WorkerExe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("yaegi backend: find this program to run as worker: %w", err)
+		}
+		s.cfg.WorkerExe = exe
+	}
+	return s, nil
+}
+
+// Backend is the backend in use.
+func (s *Sandbox) Backend() Backend { return s.backend }
+
+// Config returns the configuration in use, defaults applied.
+func (s *Sandbox) Config() Config { return s.cfg }
+
+func (s *Sandbox) findToolchain() error {
+	p, err := exec.LookPath(s.cfg.GoCommand)
+	if err != nil {
+		return fmt.Errorf("no Go toolchain (%s) on PATH", s.cfg.GoCommand)
+	}
+	cmd := exec.Command(p, "env", "GOVERSION")
+	cmd.Env = buildEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("go toolchain %s does not work: %v", p, err)
+	}
+	s.goCmd, s.goVersion = p, strings.TrimSpace(string(out))
+	h, err := apiHash()
+	if err != nil {
+		return err
+	}
+	s.apiHash = h
+	return nil
+}
+
+// Program is a validated policy, ready to run: for the native backend a
+// compiled worker binary, for yaegi the source to interpret.
+type Program struct {
+	ID      string // content address of the source (hex SHA-256)
+	Source  []byte
+	Backend Backend
+
+	sb     *Sandbox
+	binary string // native worker
+	code   []byte // yaegi: the rewritten source
+}
+
+// Compile validates src and prepares it for the Sandbox's backend. A bad
+// source gives a *ValidationError (errors.Is(err, ErrInvalid)); any other
+// error is a failure of the system (no toolchain, a full disk…).
+func (s *Sandbox) Compile(ctx context.Context, src []byte) (*Program, error) {
+	c, err := Validate(src)
+	if err != nil {
+		return nil, err
+	}
+	p := &Program{ID: c.ID, Source: c.Source, Backend: s.backend, sb: s}
+	switch s.backend {
+	case Native:
+		p.binary, err = s.build(ctx, c)
+	case Yaegi:
+		p.code, err = rewriteForYaegi(c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Actor returns an envs.Actor that plays the program: a fresh worker
+// process, hence a fresh policy instance, for every episode.
+func (p *Program) Actor() envs.Actor { return &actor{prog: p} }

@@ -1,0 +1,144 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"reflect"
+	"regexp"
+	"strconv"
+	"sync"
+	"testing/fstest"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+
+	"policyevolve/envs/ssd"
+	"policyevolve/envs/ssd/worker"
+)
+
+// envWorker, set to "yaegi" in a process's environment, turns any binary
+// that links this package (policyevolve itself, or a test binary) into an
+// interpreting policy worker: the package's init serves one episode and
+// exits before main runs. The host sets it; nothing else should.
+const envWorker = "POLICYEVOLVE_SANDBOX_WORKER"
+
+func init() {
+	if os.Getenv(envWorker) == "yaegi" {
+		os.Exit(yaegiWorkerMain())
+	}
+}
+
+func yaegiWorkerMain() int {
+	in := os.NewFile(3, "requests")
+	out := os.NewFile(4, "replies")
+	if in == nil || out == nil {
+		fmt.Fprintln(os.Stderr, "policy worker: file descriptors 3 and 4 are not open")
+		return 2
+	}
+	pl := &panicLines{}
+	stderr := io.MultiWriter(os.Stderr, pl)
+	err := worker.Serve(bufio.NewReader(in), out, worker.Options{
+		Load: func(h *worker.Hello) (worker.Policy, error) {
+			return loadYaegi(h.Source, os.Stdout, stderr)
+		},
+		PanicLine: func(any, []uintptr) int { return pl.take() },
+	})
+	if err != nil {
+		if !errors.Is(err, io.ErrUnexpectedEOF) {
+			fmt.Fprintln(os.Stderr, "policy worker:", err)
+		}
+		return 1
+	}
+	return 0
+}
+
+// yaegiExports is the whole of what interpreted policies may import.
+func yaegiExports() interp.Exports {
+	ex := interp.Exports{"ssd/ssd": ssdSymbols}
+	for _, p := range AllowedImports {
+		if p == "ssd" {
+			continue
+		}
+		key := p + "/" + path.Base(p)
+		ex[key] = stdlib.Symbols[key]
+	}
+	return ex
+}
+
+// loadYaegi compiles a (rewritten) policy source in a fresh interpreter
+// that can reach only the allowed packages, no source files on disk, and
+// no environment, and returns its Policy function.
+func loadYaegi(src []byte, stdout, stderr io.Writer) (pol worker.Policy, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pol, err = nil, fmt.Errorf("yaegi: %v", r)
+		}
+	}()
+	i := interp.New(interp.Options{
+		GoPath:               "/nonexistent",
+		SourcecodeFilesystem: fstest.MapFS{},
+		Stdin:                bytes.NewReader(nil),
+		Stdout:               stdout,
+		Stderr:               stderr,
+		Args:                 []string{"policy"},
+		Env:                  []string{},
+	})
+	if err := i.Use(yaegiExports()); err != nil {
+		return nil, err
+	}
+	if _, err := i.Eval(string(src)); err != nil {
+		return nil, err
+	}
+	v, err := i.Eval("policy.Policy")
+	if err != nil {
+		return nil, err
+	}
+	if v.Kind() != reflect.Func {
+		return nil, fmt.Errorf("policy.Policy is a %s, not a function", v.Kind())
+	}
+	f, ok := v.Interface().(func(*ssd.View, int) int)
+	if !ok {
+		return nil, fmt.Errorf("policy.Policy has type %s; want %s", v.Type(), Signature)
+	}
+	return f, nil
+}
+
+// panicLines watches the interpreter's error output for the position it
+// prints when interpreted code panics ("12:3: panic: …", innermost frame
+// first) and remembers the first since the last take. yaegi v0.16.1
+// reports the start of the panicking function's body, not the statement.
+type panicLines struct {
+	mu   sync.Mutex
+	line int
+	buf  []byte
+}
+
+var panicRe = regexp.MustCompile(`(?m)^(?:[^\s:]*:)?(\d+):(\d+): panic`)
+
+func (p *panicLines) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf = append(p.buf, b...)
+	if len(p.buf) > 1<<16 {
+		p.buf = p.buf[len(p.buf)-1<<15:]
+	}
+	if p.line == 0 {
+		if m := panicRe.FindSubmatch(p.buf); m != nil {
+			p.line, _ = strconv.Atoi(string(m[1]))
+		}
+	}
+	return len(b), nil
+}
+
+func (p *panicLines) take() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.line
+	p.line, p.buf = 0, p.buf[:0]
+	return l
+}
