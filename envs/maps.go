@@ -242,3 +242,15 @@ func (m *Map) cellSet(ps []ssd.Pos) []bool {
 	}
 	return s
 }
+
+// DefaultMap is the map of the paper's experiments for a game: Gathering
+// "large" (38x16), Cleanup "default".
+func DefaultMap(game ssd.Game) string {
+	if game == ssd.Cleanup {
+		return "default"
+	}
+	return "large"
+}
+
+// DefaultAgents is the number of agents of the paper's experiments.
+const DefaultAgents = 10

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"policyevolve/internal/golden"
 )
 
 // rngVector is one seed's entry of rng.json (format in testdata/golden/README.md).
@@ -20,7 +22,7 @@ type rngVector struct {
 
 func loadRNGVectors(t *testing.T) []rngVector {
 	t.Helper()
-	path := filepath.Join(goldenDir(t), "rng.json")
+	path := filepath.Join(golden.Dir(t), "rng.json")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("read rng vectors: %v", err)

@@ -44,6 +44,9 @@ type PolicyError struct {
 }
 
 func (e *PolicyError) Error() string {
+	if e.Kind == ErrNondeterministic {
+		return e.Kind.Error() + " " + e.Detail
+	}
 	var b strings.Builder
 	b.WriteString(e.Kind.Error())
 	if e.Step >= 0 {

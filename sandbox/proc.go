@@ -35,7 +35,10 @@ type proc struct {
 func (s *Sandbox) start(p *Program) (*proc, error) {
 	cpu := int64(math.Ceil(s.cfg.EpisodeCPU.Seconds()))
 	lim := worker.Limits{AddressSpace: s.cfg.MemoryLimit, CPUSeconds: cpu, Stack: s.cfg.StackLimit}
-	env := []string{"GOMAXPROCS=1", worker.EnvLimits + "=" + lim.String()}
+	// MALLOC_ARENA_MAX=1: a cgo-linked worker (policyevolve itself, for
+	// yaegi) would otherwise reserve a 64 MiB malloc arena per thread,
+	// most of the address-space budget.
+	env := []string{"GOMAXPROCS=1", "MALLOC_ARENA_MAX=1", worker.EnvLimits + "=" + lim.String()}
 	var exe string
 	switch p.Backend {
 	case Native:

@@ -92,7 +92,7 @@ func runPlay(ctx context.Context, o playOptions, stdout io.Writer) error {
 		return usagef("--policy: %v", err)
 	}
 	if o.mapArg == "" {
-		o.mapArg = map[ssd.Game]string{ssd.Gathering: "large", ssd.Cleanup: "default"}[game]
+		o.mapArg = envs.DefaultMap(game)
 	}
 	m, err := envs.ResolveMap(game, o.mapArg)
 	if err != nil {

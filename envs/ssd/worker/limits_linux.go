@@ -20,6 +20,14 @@ func setrlimits(l Limits) error {
 		return err
 	}
 	if l.AddressSpace > 0 {
+		// Threads created through cgo (a binary that links net, like
+		// policyevolve for its yaegi worker) reserve RLIMIT_STACK bytes of
+		// address space each, 8 MiB by default: a handful of them would
+		// eat the address-space budget. Goroutines have their own stacks;
+		// 1 MiB is 64 times what a non-cgo Go thread gets.
+		if err := set(syscall.RLIMIT_STACK, 1<<20, 1<<20); err != nil {
+			return err
+		}
 		if err := set(syscall.RLIMIT_AS, uint64(l.AddressSpace), uint64(l.AddressSpace)); err != nil {
 			return err
 		}

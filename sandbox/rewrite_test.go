@@ -1,0 +1,263 @@
+package sandbox
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// runF validates and rewrites a policy source whose F returns a string,
+// then interprets F in this (trusted, test) process.
+func runF(t *testing.T, src string) string {
+	t.Helper()
+	c, err := Validate([]byte(src))
+	if err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+	code, err := rewriteForYaegi(c)
+	if err != nil {
+		t.Fatalf("rewrite: %v", err)
+	}
+	i := interp.New(interp.Options{SourcecodeFilesystem: fstest.MapFS{}, Stdout: io.Discard, Stderr: io.Discard, Env: []string{}})
+	if err := i.Use(yaegiExports()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := i.Eval(string(code)); err != nil {
+		t.Fatalf("yaegi: %v\n%s", err, code)
+	}
+	v, err := i.Eval("policy.F()")
+	if err != nil {
+		t.Fatalf("yaegi: %v\n%s", err, code)
+	}
+	return v.String()
+}
+
+// nativeF compiles the same source with the Go toolchain, the way the
+// native backend does, and returns what F returns.
+func nativeF(t *testing.T, src string) string {
+	t.Helper()
+	c, err := Validate([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(rel string, data []byte) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", []byte(workerModule))
+	files, err := ssdSourceFiles("ssd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, b := range files {
+		write(n, b)
+	}
+	start := c.Fset.Position(c.File.Name.Pos()).Offset
+	write("cmd/f/policy.go", []byte(src[:start]+"main"+src[start+len("policy"):]))
+	write("cmd/f/main.go", []byte("package main\n\nimport __pe_os \"os\"\n\nfunc main() { __pe_os.Stdout.WriteString(F()) }\n"))
+	cmd := exec.Command("go", "run", "./cmd/f")
+	cmd.Dir = dir
+	cmd.Env = buildEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go run: %v", err)
+	}
+	return string(out)
+}
+
+const rwHeader = "package policy\n\nimport (\n\t\"math\"\n\t\"sort\"\n\t\"ssd\"\n\t\"strconv\"\n)\n\n" +
+	"var _ = math.Pi\nvar _ = sort.Ints\nvar _ = strconv.Itoa\n\n" +
+	"func Policy(v *ssd.View, agent int) int { return 0 }\n\n"
+
+// TestRewriteSemantics: what yaegi runs after the rewrite means what the Go
+// compiler makes of the original (the expected values are Go's).
+func TestRewriteSemantics(t *testing.T) {
+	for _, c := range []struct {
+		name, body, want string
+	}{
+		{"min max ints", `func F() string {
+	a, b := 3, 1
+	return strconv.Itoa(min(a, b, 2)) + strconv.Itoa(max(a, b, 2)) + strconv.Itoa(min(a))
+}`, "133"},
+		{"min max strings and constants", `const k = min(4, 2, 9)
+type dist int
+func F() string {
+	var d1, d2 dist = 5, 3
+	return min("b", "a", "c") + max("b", "a") + strconv.Itoa(k) + strconv.Itoa(int(max(d1, d2)))
+}`, "ab25"},
+		{"min max floats", `func F() string {
+	nan := math.NaN()
+	neg := math.Copysign(0, -1)
+	x, y := 2.5, -1.0
+	return strconv.FormatFloat(max(x, y), 'g', -1, 64) + " " +
+		strconv.FormatBool(math.IsNaN(min(x, nan))) + strconv.FormatBool(math.IsNaN(max(nan, x, y))) + " " +
+		strconv.FormatBool(math.Signbit(min(0.0, neg))) + strconv.FormatBool(math.Signbit(max(neg, 0.0)))
+}`, "2.5 truetrue truefalse"},
+		{"clear", `func F() string {
+	m := map[string]int{"a": 1, "b": 2}
+	s := []int{1, 2, 3}
+	clear(m)
+	clear(s)
+	return strconv.Itoa(len(m)) + strconv.Itoa(len(s)) + strconv.Itoa(s[0]+s[1]+s[2])
+}`, "030"},
+		{"range over int", `func F() string {
+	out := ""
+	for i := range 3 {
+		out += strconv.Itoa(i)
+		i += 10 // changes the copy, not the iteration
+	}
+	var n int64 = 2
+	for j := range n {
+		var k int64 = j // j is an int64
+		out += strconv.FormatInt(k, 10)
+	}
+	count := 0
+	for range 4 {
+		count++
+	}
+	var i int
+	for i = range 3 {
+	}
+	return out + strconv.Itoa(count) + strconv.Itoa(i)
+}`, "012" + "01" + "4" + "2"},
+		{"closures capture per-iteration variables", `func F() string {
+	var fs []func() int
+	for i := 0; i < 3; i++ {
+		fs = append(fs, func() int { return i })
+	}
+	for _, x := range []int{7, 8} {
+		fs = append(fs, func() int { return x })
+	}
+	for k := range 2 {
+		fs = append(fs, func() int { return k * 10 })
+	}
+	var ps []*int
+	for _, i := range []int{0, 1} {
+		ps = append(ps, &i)
+	}
+	out := ""
+	for _, f := range fs {
+		out += strconv.Itoa(f()) + ","
+	}
+	return out + strconv.Itoa(*ps[0]) + strconv.Itoa(*ps[1])
+}`, "0,1,2,7,8,0,10,01"},
+		{"method values of compiled types", `func F() string {
+	s := sort.IntSlice{3, 1, 2}
+	less := s.Less
+	sorter := sort.IntSlice.Sort
+	sorter(s)
+	s2 := sort.IntSlice{5, 4}
+	f := s2.Len
+	s2 = append(s2, 9) // the method value keeps the old slice
+	return strconv.FormatBool(less(1, 0)) + strconv.Itoa(s[0]) + strconv.Itoa(f())
+}`, "false12"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			src := rwHeader + c.body + "\n"
+			native := nativeF(t, src)
+			if native != c.want {
+				t.Fatalf("the Go compiler gives %q; the test expects %q", native, c.want)
+			}
+			if got := runF(t, src); got != native {
+				t.Fatalf("yaegi gives %q, Go gives %q", got, native)
+			}
+		})
+	}
+}
+
+func TestRewriteRefuses(t *testing.T) {
+	for _, c := range []struct {
+		name, body, want string
+	}{
+		{"captured and modified", `func F() string {
+	var fs []func() int
+	for i := 0; i < 6; i++ {
+		fs = append(fs, func() int { return i })
+		i++
+	}
+	return ""
+}`, "loop variable i is captured by a closure"},
+		{"address taken and modified", `func F() string {
+	var ps []*int
+	for i := 0; i < 2; i++ {
+		ps = append(ps, &i)
+	}
+	return ""
+}`, "loop variable i is captured by a closure (or its address is taken)"},
+		{"range over func", `func F() string {
+	seq := func(yield func(int) bool) { yield(1) }
+	for x := range seq {
+		_ = x
+	}
+	return ""
+}`, "range over a function"},
+		{"clear NaN keys", `func F() string {
+	m := map[float64]int{}
+	clear(m)
+	return ""
+}`, "clear on a map whose keys may be NaN"},
+		{"local type", `func F() string {
+	type cell struct{ r, c int }
+	a, b := cell{1, 2}, cell{0, 0}
+	_ = min(len([]cell{a, b}), 3)
+	m := map[cell]int{}
+	clear(m)
+	return ""
+}`, "type map[cell]int is declared inside a function"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cc, err := Validate([]byte(rwHeader + c.body + "\n"))
+			if err != nil {
+				t.Fatalf("validate: %v", err)
+			}
+			_, err = rewriteForYaegi(cc)
+			var ve *ValidationError
+			if !errors.As(err, &ve) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "the yaegi backend cannot run this") {
+				t.Fatalf("got %v, want a refusal mentioning %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestRewriteKeepsLines: every line of the original is still where it was,
+// so panic and compile positions refer to the author's source.
+func TestRewriteKeepsLines(t *testing.T) {
+	src := rwHeader + `func F() string {
+	x := min(1.5, 2)
+	for i := range 3 {
+		x += float64(max(i, 1))
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+`
+	c, err := Validate([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := rewriteForYaegi(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig := strings.Split(src, "\n")
+	got := strings.Split(string(code), "\n")
+	for i, l := range orig {
+		if strings.Contains(l, "return strconv") && got[i] != l {
+			t.Fatalf("line %d moved: %q vs %q", i+1, got[i], l)
+		}
+	}
+	if runF(t, src) != "5" {
+		t.Fatal("wrong value")
+	}
+}
