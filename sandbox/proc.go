@@ -103,7 +103,8 @@ func (w *proc) killedFor() string {
 }
 
 // exchange sends one request and reads the reply, both within timeout.
-// A timeout kills the worker.
+// Past the timeout it allows a short grace for the report of the worker's
+// own watchdog (which names the agent that ran too long), then kills it.
 func (w *proc) exchange(typ byte, payload []byte, timeout time.Duration) (byte, []byte, error) {
 	deadline := time.Now().Add(timeout)
 	w.req.SetWriteDeadline(deadline)
@@ -113,11 +114,16 @@ func (w *proc) exchange(typ byte, payload []byte, timeout time.Duration) (byte, 
 		}
 		return 0, nil, err
 	}
-	w.rep.SetReadDeadline(deadline)
+	w.rep.SetReadDeadline(deadline.Add(max(timeout/4, 25*time.Millisecond)))
 	rt, rp, buf, err := worker.ReadFrame(w.rep, w.buf)
 	w.buf = buf
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		w.kill("timeout")
+	}
+	if err == nil && rt != worker.MsgError && time.Now().After(deadline) {
+		// An answer, but a late one: the deadline is the deadline.
+		w.kill("timeout")
+		return 0, nil, os.ErrDeadlineExceeded
 	}
 	return rt, rp, err
 }
@@ -166,7 +172,9 @@ func (w *proc) death(step int) (*PolicyError, error) {
 		pe.Kind = ErrTimeout
 		pe.Detail = "no answer within the step deadline; worker killed"
 	case ws.Signaled() && ws.Signal() == syscall.SIGXCPU,
-		ws.Signaled() && ws.Signal() == syscall.SIGKILL && why == "" && usedCPU >= w.cpu:
+		// RLIMIT_CPU's SIGKILL; rusage samples CPU time more coarsely
+		// than the limit is enforced, hence the margin.
+		ws.Signaled() && ws.Signal() == syscall.SIGKILL && why == "" && usedCPU >= w.cpu*9/10:
 		pe.Kind = ErrCPUBudget
 		pe.Detail = fmt.Sprintf("used %.1fs of CPU; the episode budget is %v", usedCPU.Seconds(), w.cpu)
 	case strings.Contains(out, "stack overflow") || strings.Contains(out, "stack exceeds"):

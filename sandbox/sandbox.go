@@ -48,7 +48,9 @@ type Config struct {
 	Backend Backend
 	// StepTimeout bounds one step: the time a worker may take to answer the
 	// actions of all its agents. The worker's own watchdog fires at 90% of
-	// it and names the agent being asked; the host kills at 100%.
+	// it and reports the agent being asked; the host waits a short grace
+	// past 100% for that report, then kills the worker. An answer after
+	// the deadline counts as a timeout.
 	StepTimeout time.Duration
 	// StartTimeout bounds starting a worker and loading its policy
 	// (package-level initialisation included).
@@ -91,9 +93,12 @@ const (
 	DefaultEpisodeCPU = 60 * time.Second
 	// Go runs under 1 GiB of address space but not under ~300 MB.
 	DefaultMemoryLimit = 1 << 30
-	// A quarter of the address space for stacks: the runtime copies a
-	// growing stack, so it needs twice the size while it grows.
-	DefaultStackLimit = 256 << 20
+	// Deep enough for any search over a grid (a recursive DFS over every
+	// cell of the large map needs a few hundred KiB natively, a few MiB in
+	// yaegi), small enough that the runtime, which copies a growing stack
+	// and so needs 1.5x its size while it grows, overflows cleanly before
+	// the address-space limit (under 1 GiB, ~300 MB of it is usable heap).
+	DefaultStackLimit = 64 << 20
 	// Generous for debugging prints (a line per agent per step of a long
 	// episode), small enough that a print loop is caught in milliseconds.
 	DefaultOutputLimit = 1 << 20

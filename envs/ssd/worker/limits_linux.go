@@ -33,8 +33,9 @@ func setrlimits(l Limits) error {
 		}
 	}
 	if l.CPUSeconds > 0 {
-		// The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL.
-		if err := set(syscall.RLIMIT_CPU, uint64(l.CPUSeconds), uint64(l.CPUSeconds)+1); err != nil {
+		// Soft and hard limit alike: the Go runtime ignores SIGXCPU, so the
+		// budget is enforced by the kernel's SIGKILL at the hard limit.
+		if err := set(syscall.RLIMIT_CPU, uint64(l.CPUSeconds), uint64(l.CPUSeconds)); err != nil {
 			return err
 		}
 	}
