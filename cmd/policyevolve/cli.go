@@ -25,7 +25,8 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"play": {"run built-in policies on a game and print the social metrics", cmdPlay},
+	"play":     {"run a built-in or source policy on a game and print the social metrics", cmdPlay},
+	"validate": {"check a policy source: rules, compilation, 50-step smoke test, determinism", cmdValidate},
 }
 
 // usageError is a wrong flag or value: reported in one line, exit 2.
@@ -115,6 +116,27 @@ func newFlagSet(name, synopsis, description string, stdout io.Writer) *flagSet {
 		fs.SetOutput(io.Discard)
 	}
 	return &flagSet{fs, help}
+}
+
+// parseInterspersed parses flags that may come before, between or after
+// positional arguments (as in "validate FILE.go --game cleanup") and
+// returns the positional ones.
+func parseInterspersed(fs *flagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(fs, args, true); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
 }
 
 // parseFlags parses args and turns a flag error into a usage error;

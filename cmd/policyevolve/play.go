@@ -3,13 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/sandbox"
 )
 
 // playOptions are the flags of "play".
@@ -21,6 +24,7 @@ type playOptions struct {
 	seeds  string
 	steps  int
 	json   bool
+	sandboxOptions
 }
 
 func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -30,6 +34,10 @@ Run one policy for every agent of a game over several seeds and print each
 episode's social metrics (efficiency, equality, sustainability, peace), the
 per-agent returns and their means.
 
+--policy takes a built-in policy or a Go source file (FILE.go, see
+"policyevolve validate --help" for the contract), which runs in the sandbox:
+one worker process per episode, never inside this process.
+
 Built-in policies: `+builtinList()+`.
 Built-in maps: gathering `+strings.Join(envs.BuiltinMaps(ssd.Gathering), ", ")+
 		`; cleanup `+strings.Join(envs.BuiltinMaps(ssd.Cleanup), ", ")+`.
@@ -37,14 +45,15 @@ Any other --map value is read as a map file.`, stdout)
 	fs.StringVar(&o.game, "game", "gathering", "game: gathering or cleanup")
 	fs.StringVar(&o.mapArg, "map", "", "built-in map name or map file (default: large for gathering, default for cleanup)")
 	fs.IntVar(&o.agents, "agents", 10, "number of agents")
-	fs.StringVar(&o.policy, "policy", "bfs", "policy every agent plays")
+	fs.StringVar(&o.policy, "policy", "bfs", "policy every agent plays: a built-in name or a FILE.go")
 	fs.StringVar(&o.seeds, "seeds", "0-4", "episode seeds: N, A-B, or a comma-separated list of both")
 	fs.IntVar(&o.steps, "steps", envs.DefaultMaxSteps, "steps per episode")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of a table")
+	o.register(fs)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	return runPlay(ctx, o, stdout)
+	return runPlay(ctx, o, stdout, stderr)
 }
 
 func builtinList() string {
@@ -70,9 +79,11 @@ type playEpisode struct {
 	Seed    *uint64      `json:"seed,omitempty"`
 	Metrics envs.Metrics `json:"metrics"`
 	Returns []float64    `json:"returns"`
+	Error   string       `json:"error,omitempty"` // the policy failed: why
+	Steps   int          `json:"steps_completed,omitempty"`
 }
 
-func runPlay(ctx context.Context, o playOptions, stdout io.Writer) error {
+func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error {
 	game, err := ssd.ParseGame(o.game)
 	if err != nil {
 		return usagef("--game: %v", err)
@@ -87,10 +98,6 @@ func runPlay(ctx context.Context, o playOptions, stdout io.Writer) error {
 	if err != nil {
 		return usagef("--seeds: %v", err)
 	}
-	factory, err := envs.Builtin(o.policy)
-	if err != nil {
-		return usagef("--policy: %v", err)
-	}
 	if o.mapArg == "" {
 		o.mapArg = envs.DefaultMap(game)
 	}
@@ -103,19 +110,33 @@ func runPlay(ctx context.Context, o playOptions, stdout io.Writer) error {
 		return usagef("%v", err)
 	}
 
+	actor, source, err := playActor(ctx, o, stderr)
+	if err != nil {
+		return err
+	}
 	all := make([]int, o.agents)
 	for i := range all {
 		all[i] = i
 	}
-	seats := []envs.Seat{{Actor: &envs.PolicyActor{New: factory}, Agents: all}}
+	seats := []envs.Seat{{Actor: actor, Agents: all}}
 	rep := playReport{Game: game.String(), Map: o.mapArg, Agents: o.agents, Policy: o.policy, Steps: o.steps}
 	rep.Mean.Returns = make([]float64, o.agents)
+	var failed []uint64
 	for _, seed := range seeds {
-		res, err := envs.Run(ctx, env, seats, envs.Options{Seed: seed})
+		// Source policies run with the state-hash check on.
+		res, err := envs.Run(ctx, env, seats, envs.Options{Seed: seed, Verify: source})
+		s := seed
+		var pe *sandbox.PolicyError
+		if errors.As(err, &pe) {
+			// A failing policy is a result: record it and go on.
+			rep.Episodes = append(rep.Episodes, playEpisode{Seed: &s, Metrics: res.Metrics, Returns: res.Returns,
+				Error: pe.Error(), Steps: res.Steps})
+			failed = append(failed, seed)
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("seed %d: %w", seed, err)
 		}
-		s := seed
 		rep.Episodes = append(rep.Episodes, playEpisode{Seed: &s, Metrics: res.Metrics, Returns: res.Returns})
 		mm := &rep.Mean.Metrics
 		mm.Efficiency += res.Metrics.Efficiency
@@ -126,7 +147,7 @@ func runPlay(ctx context.Context, o playOptions, stdout io.Writer) error {
 			rep.Mean.Returns[i] += r
 		}
 	}
-	k := float64(len(seeds))
+	k := float64(len(seeds) - len(failed))
 	mm := &rep.Mean.Metrics
 	mm.Efficiency /= k
 	mm.Equality /= k
@@ -136,13 +157,27 @@ func runPlay(ctx context.Context, o playOptions, stdout io.Writer) error {
 		rep.Mean.Returns[i] /= k
 	}
 
+	var failure error
+	if len(failed) > 0 {
+		failure = fmt.Errorf("the policy failed on %d of %d seeds (%v); means are over the others", len(failed), len(seeds), failed)
+		if len(failed) == len(seeds) {
+			failure = fmt.Errorf("the policy failed on every seed: %s", rep.Episodes[0].Error)
+		}
+	}
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+		return failure
 	}
-	fmt.Fprintf(stdout, "%s on %s, %d agents, policy %s, %d steps, %d seeds\n\n",
-		rep.Game, rep.Map, rep.Agents, rep.Policy, rep.Steps, len(seeds))
+	plural := "s"
+	if len(seeds) == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(stdout, "%s on %s, %d agents, policy %s, %d steps, %d seed%s\n\n",
+		rep.Game, rep.Map, rep.Agents, rep.Policy, rep.Steps, len(seeds), plural)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "seed\tefficiency\tequality\tsustainability\tpeace\t  returns")
 	row := func(label string, e playEpisode, format string) {
@@ -154,8 +189,46 @@ func runPlay(ctx context.Context, o playOptions, stdout io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%.4f\t%.4f\t%.2f\t%.3f\t  %s\n", label, m.Efficiency, m.Equality, m.Sustainability, m.Peace, strings.Join(rs, " "))
 	}
 	for _, e := range rep.Episodes {
+		if e.Error != "" {
+			fmt.Fprintf(tw, "%d\t\t\t\t\t  failed after %d steps: %s\n", *e.Seed, e.Steps, e.Error)
+			continue
+		}
 		row(fmt.Sprint(*e.Seed), e, "%g")
 	}
-	row("mean", rep.Mean, "%.1f")
-	return tw.Flush()
+	if len(failed) < len(seeds) {
+		row("mean", rep.Mean, "%.1f")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return failure
+}
+
+// playActor returns the actor for --policy: a built-in, or a source file
+// compiled in the sandbox (source == true).
+func playActor(ctx context.Context, o playOptions, stderr io.Writer) (actor envs.Actor, source bool, err error) {
+	if !strings.HasSuffix(o.policy, ".go") {
+		factory, err := envs.Builtin(o.policy)
+		if err != nil {
+			return nil, false, usagef("--policy: %v (or a FILE.go)", err)
+		}
+		return &envs.PolicyActor{New: factory}, false, nil
+	}
+	src, err := os.ReadFile(o.policy)
+	if err != nil {
+		return nil, true, usagef("--policy: %v", err)
+	}
+	sb, err := o.open(stderr)
+	if err != nil {
+		return nil, true, err
+	}
+	prog, err := sb.Compile(ctx, src)
+	if err != nil {
+		var ve *sandbox.ValidationError
+		if errors.As(err, &ve) {
+			ve.File = o.policy
+		}
+		return nil, true, err
+	}
+	return prog.Actor(), true, nil
 }

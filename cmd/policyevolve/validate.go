@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"policyevolve/envs/ssd"
+	"policyevolve/sandbox"
+)
+
+type validateOptions struct {
+	file string
+	game string
+	sandboxOptions
+}
+
+func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o validateOptions
+	fs := newFlagSet("validate", "FILE.go [flags]", `
+Check a policy source the way a candidate is admitted: the contract
+(package policy; `+sandbox.Signature+`; imports only `+fmt.Sprint(sandbox.AllowedImports)+`;
+no goroutines, channels, select, cgo or compiler directives), type checking
+against the ssd API, compilation for the backend, then the paper's 50-step
+smoke test on the game's default map, run twice to probe determinism.
+
+Prints OK, or every problem with its line and column (exit status 1).`, stdout)
+	fs.StringVar(&o.game, "game", "gathering", "game for the smoke test: gathering or cleanup")
+	o.register(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want exactly one policy file, got %d arguments", len(pos))
+	}
+	o.file = pos[0]
+	return runValidate(ctx, o, stdout, stderr)
+}
+
+func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Writer) error {
+	game, err := ssd.ParseGame(o.game)
+	if err != nil {
+		return usagef("--game: %v", err)
+	}
+	src, err := os.ReadFile(o.file)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	sb, err := o.open(stderr)
+	if err != nil {
+		return err
+	}
+	prog, err := sb.Check(ctx, src, game)
+	if err != nil {
+		var ve *sandbox.ValidationError
+		if errors.As(err, &ve) {
+			ve.File = o.file
+		}
+		return err
+	}
+	fmt.Fprintf(stdout, "OK %s: policy %.12s is valid, compiled (%s), and passed the %d-step smoke test and the determinism probe on %s\n",
+		o.file, prog.ID, prog.Backend, sandbox.SmokeSteps, game)
+	return nil
+}

@@ -1,0 +1,64 @@
+// Package sandbox turns untrusted policy source, written by an LLM or a
+// person, into a running policy that can neither harm the host nor touch
+// the game.
+//
+// # The policy contract
+//
+// A policy is one Go file:
+//
+//	package policy
+//
+//	import "ssd" // plus only: math, math/bits, sort, strings, strconv, errors, container/heap
+//
+//	func Policy(v *ssd.View, agent int) int
+//
+// Policy is called for every agent the policy plays, in id order, once per
+// step, and returns that agent's action. Package-level variables may keep
+// memory across the steps of one episode; every episode starts from a fresh
+// instance (a fresh worker process), and the agents that play the same
+// policy in an episode share one instance, as in the reference, where all
+// agents call one function object.
+//
+// # Validation
+//
+// Validate parses the file and type-checks it against the ssd API, and
+// refuses a wrong package or signature, imports outside the allow-list, dot
+// imports, cgo, compiler directives (//go:linkname, //go:embed, …),
+// goroutines, channels and select. Every problem comes with line, column and
+// the offending line, in words meant to be fed back to the author.
+//
+// # Workers
+//
+// A policy never runs in the host process and never sees the live
+// environment: each episode gets a worker process, which receives a compact
+// snapshot of the state each step and answers the actions of its agents
+// (see envs/ssd/worker for the protocol). Workers run with an empty
+// environment, GOMAXPROCS=1, an address-space limit (RLIMIT_AS, 1 GiB by
+// default), a CPU budget for the episode (RLIMIT_CPU), a goroutine stack
+// limit, captured and capped output, a per-step deadline (100 ms by
+// default, for all of the worker's agents) enforced both by a watchdog
+// inside the worker, which names the agent, and by the host, which kills;
+// and they die with the host. Every failure is a *PolicyError whose Kind
+// says what happened: ErrTimeout, ErrCPUBudget, ErrPanic (with the
+// policy's line), ErrInvalidAction, ErrCrashed (out of memory, stack
+// overflow), ErrOutputLimit, ErrProtocol. The host survives all of them
+// and the next evaluation runs normally.
+//
+// # Backends
+//
+// Native (the default when a Go toolchain is on PATH) compiles the policy,
+// with the embedded ssd and worker sources, into a worker binary, cached
+// in the user cache directory by a hash of source, API and Go version.
+// Yaegi interprets the policy in a worker that is policyevolve's own binary
+// (this package's init serves as the worker when the host asks), with a
+// fresh interpreter that can reach only the allowed packages and no source
+// files; Go that yaegi v0.16.1 mishandles is rewritten first, line numbers
+// kept, or refused with a precise message (see rewriteForYaegi).
+//
+// # Admission
+//
+// Check = Compile + Smoke: the paper's 50-step test of self-play on the
+// game's default map, run twice from the same seed with fresh instances;
+// differing actions are ErrNondeterministic ("policy is not deterministic
+// (step k, agent i: 3 vs 5) — e.g. ranging over a map").
+package sandbox
