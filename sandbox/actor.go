@@ -58,6 +58,10 @@ func (a *actor) Act(ctx context.Context, st *ssd.State, actions []int) error {
 	if a.finished {
 		return a.protocol(st.Step, "worker already stopped")
 	}
+	if err := ctx.Err(); err != nil {
+		a.stop()
+		return err
+	}
 	a.payload = worker.AppendStep(a.payload[:0], st)
 	typ, payload, err := a.w.exchange(worker.MsgStep, a.payload, a.prog.sb.cfg.StepTimeout)
 	if err != nil {

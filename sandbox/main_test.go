@@ -26,7 +26,15 @@ func TestMain(m *testing.M) {
 }
 
 // backends are the implementations every conformance test runs against.
+// Under the race detector the yaegi worker is the instrumented test binary,
+// which cannot start within a worker's address-space limit: native only.
 var backends = []Backend{Native, Yaegi}
+
+func init() {
+	if raceEnabled {
+		backends = []Backend{Native}
+	}
+}
 
 func newSandbox(t testing.TB, be Backend, adjust ...func(*Config)) *Sandbox {
 	t.Helper()

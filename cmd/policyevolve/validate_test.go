@@ -20,7 +20,7 @@ func writeFile(t *testing.T, name, content string) string {
 
 func TestValidateCommand(t *testing.T) {
 	example := filepath.Join("..", "..", "examples", "policies", "bfs.go")
-	for _, be := range []string{"native", "yaegi"} {
+	for _, be := range testBackends() {
 		code, out, errOut := runCLI(t, context.Background(), "validate", example, "--game", "cleanup", "--backend", be)
 		if code != 0 || !strings.HasPrefix(out, "OK "+example) || !strings.Contains(out, "("+be+")") {
 			t.Fatalf("%s: exit %d, out %q, err %q", be, code, out, errOut)
@@ -56,7 +56,7 @@ func Policy(v *ssd.View, agent int) int {
 func TestPlaySourcePolicy(t *testing.T) {
 	example := filepath.Join("..", "..", "examples", "policies", "exploit.go")
 	var reports []playReport
-	for _, be := range []string{"native", "yaegi"} {
+	for _, be := range testBackends() {
 		code, out, errOut := runCLI(t, context.Background(), "play", "--policy", example, "--backend", be,
 			"--map", "small", "--agents", "2", "--seeds", "0-1", "--json")
 		if code != 0 {
@@ -86,4 +86,14 @@ func TestPlaySourcePolicy(t *testing.T) {
 		!strings.Contains(errOut, "the policy failed on every seed") {
 		t.Fatalf("exit %d\nout %s\nerr %s", code, out, errOut)
 	}
+}
+
+// testBackends are the sandbox backends the CLI tests use: under the race
+// detector, the yaegi worker (this instrumented test binary) cannot start
+// within a worker's address-space limit.
+func testBackends() []string {
+	if raceEnabled {
+		return []string{"native"}
+	}
+	return []string{"native", "yaegi"}
 }

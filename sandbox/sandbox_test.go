@@ -1,0 +1,120 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"policyevolve/envs"
+	"policyevolve/envs/ssd"
+)
+
+// TestAutoFallsBackToYaegi: with no toolchain, Auto picks yaegi and says so
+// in one line; Native refuses.
+func TestAutoFallsBackToYaegi(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the yaegi worker cannot start under the race detector's memory needs")
+	}
+	var notice bytes.Buffer
+	sb, err := New(Config{GoCommand: "no-such-go-toolchain", Notice: &notice, CacheDir: testCache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sb.Backend() != Yaegi || strings.Count(notice.String(), "\n") != 1 ||
+		!strings.Contains(notice.String(), "no Go toolchain (no-such-go-toolchain) on PATH; running policies in the yaegi interpreter") {
+		t.Fatalf("backend %s, notice %q", sb.Backend(), notice.String())
+	}
+	if _, err := New(Config{Backend: Native, GoCommand: "no-such-go-toolchain"}); err == nil {
+		t.Fatal("native without a toolchain was accepted")
+	}
+	// And the fallback works.
+	prog := compile(t, sb, okPolicy)
+	if err := prog.Smoke(context.Background(), ssd.Gathering); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConcurrentBuilds: several sandboxes (as several processes would)
+// build the same new policy into one cache at once; all get a working
+// binary, and the cache holds exactly one.
+func TestConcurrentBuilds(t *testing.T) {
+	cache := t.TempDir()
+	src := strings.Replace(okPolicy, "return v.GreedyAction(agent)", "return v.GreedyAction(agent) + 0*len(\"concurrent\")", 1)
+	var wg sync.WaitGroup
+	progs := make([]*Program, 4)
+	errs := make([]error, 4)
+	for i := range progs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sb := newSandbox(t, Native, func(c *Config) { c.CacheDir = cache })
+			progs[i], errs[i] = sb.Compile(context.Background(), []byte(src))
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("build %d: %v", i, err)
+		}
+		if progs[i].binary != progs[0].binary {
+			t.Fatalf("builds disagree on the cache path")
+		}
+	}
+	bins, _ := filepath.Glob(filepath.Join(cache, "*", "*"))
+	if len(bins) != 1 {
+		t.Fatalf("cache holds %v", bins)
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(cache, "build-*")); len(leftovers) > 0 {
+		t.Fatalf("temporary build folders left: %v", leftovers)
+	}
+	if err := progs[0].Smoke(context.Background(), ssd.Cleanup); err != nil {
+		t.Fatal(err)
+	}
+	// A second compile is a cache hit.
+	if _, err := newSandbox(t, Native, func(c *Config) { c.CacheDir = cache }).Compile(context.Background(), []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(progs[0].binary); st == nil || st.Mode()&0o111 == 0 {
+		t.Fatal("cached worker is not an executable")
+	}
+}
+
+// TestSmokeFailures: the smoke test reports a crash with its cause.
+func TestSmokeFailures(t *testing.T) {
+	for _, be := range backends {
+		prog := compile(t, newSandbox(t, be), policyWith("if v.Step() == 49 {\n\t\tpanic(\"late\")\n\t}\n\treturn ssd.Stand"))
+		err := prog.Smoke(context.Background(), ssd.Gathering)
+		if !errors.Is(err, ErrPanic) || !strings.Contains(err.Error(), "smoke test") || !strings.Contains(err.Error(), "late") {
+			t.Fatalf("%s: got %v", be, err)
+		}
+	}
+}
+
+// TestActorCancelled: cancelling the context stops the worker at once.
+func TestActorCancelled(t *testing.T) {
+	for _, be := range backends {
+		prog := example(t, be, "bfs")
+		m, _ := envs.BuiltinMap(ssd.Gathering, "large")
+		env, _ := envs.New(envs.Config{Map: m, Agents: 10})
+		ctx, cancel := context.WithCancel(context.Background())
+		all := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+		// A second seat plays agent 9 and pulls the plug at step 20.
+		stopper := &envs.PolicyActor{New: func(envs.EpisodeInfo) ssd.Policy {
+			return func(v *ssd.View, agent int) int {
+				if v.Step() == 20 {
+					cancel()
+				}
+				return ssd.Stand
+			}
+		}}
+		res, err := envs.Run(ctx, env, []envs.Seat{{Actor: stopper, Agents: all[9:]}, {Actor: prog.Actor(), Agents: all[:9]}}, envs.Options{})
+		if !errors.Is(err, context.Canceled) || res.Steps != 20 {
+			t.Fatalf("%s: got %v after %d steps", be, err, res.Steps)
+		}
+	}
+}
