@@ -1,0 +1,212 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Check verifies the store: bbolt's own page consistency, then the
+// invariants of the records — every record decodes and sits under its own
+// key, policies are content-addressed, and every evaluation, match, pool
+// member and rating refers to a stored policy (and every rating to a
+// member of its pool). It returns the problems found, none for a sound
+// store.
+func (s *Store) Check() ([]string, error) {
+	var problems []string
+	err := s.View(func(tx *Tx) error {
+		problems = checkTx(tx.b)
+		return nil
+	})
+	return problems, err
+}
+
+func checkTx(tx *bolt.Tx) []string {
+	var out []string
+	add := func(format string, args ...any) {
+		if len(out) < 200 {
+			out = append(out, fmt.Sprintf(format, args...))
+		}
+	}
+	for err := range tx.Check() {
+		add("bbolt: %v", err)
+	}
+	if err := checkSchema(tx, false); err != nil {
+		add("schema: %v", err)
+		return out
+	}
+	for _, name := range allBuckets {
+		if tx.Bucket(name) == nil {
+			add("missing bucket %s", name)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	policies := map[string]bool{}
+	decode := func(bucket string, k, v []byte, dst any) bool {
+		if err := json.Unmarshal(v, dst); err != nil {
+			add("%s: record %q does not decode: %v", bucket, k, err)
+			return false
+		}
+		return true
+	}
+	tx.Bucket(bPolicies).ForEach(func(k, v []byte) error {
+		var p Policy
+		if !decode("policies", k, v, &p) {
+			return nil
+		}
+		switch {
+		case p.ID != string(k):
+			add("policies: record under %.12s has id %.12s", k, p.ID)
+		case SourceID(p.Source) != p.ID:
+			add("policies: %.12s is not the SHA-256 of its source", p.ID)
+		}
+		policies[string(k)] = true
+		return nil
+	})
+	known := func(bucket, what, id string) {
+		if !policies[id] {
+			add("%s: %s refers to unknown policy %.12s", bucket, what, id)
+		}
+	}
+	tx.Bucket(bEvaluations).ForEach(func(k, v []byte) error {
+		var e Evaluation
+		if !decode("evaluations", k, v, &e) {
+			return nil
+		}
+		known("evaluations", "an evaluation", e.Policy)
+		if string(evalKey(e.Policy, e.Env, e.Seeds)) != string(k) {
+			add("evaluations: record under %q does not match its key", k)
+		}
+		if len(e.PerSeed) > len(e.Seeds) {
+			add("evaluations: %.12s on %s has %d seed results for %d seeds", e.Policy, e.Env, len(e.PerSeed), len(e.Seeds))
+		}
+		return nil
+	})
+	tx.Bucket(bMatches).ForEach(func(k, v []byte) error {
+		var m Match
+		if !decode("matches", k, v, &m) {
+			return nil
+		}
+		known("matches", "a match", m.A)
+		known("matches", "a match", m.B)
+		if string(matchKey(m.A, m.B, m.Env, m.Seed)) != string(k) {
+			add("matches: record under %q does not match its key", k)
+		}
+		return nil
+	})
+	members := map[string]bool{}
+	tx.Bucket(bPools).ForEach(func(pool, v []byte) error {
+		if v != nil {
+			add("pools: stray record %q outside any pool", pool)
+			return nil
+		}
+		tx.Bucket(bPools).Bucket(pool).ForEach(func(k, v []byte) error {
+			var m Member
+			if !decode("pools", k, v, &m) {
+				return nil
+			}
+			if m.Policy != string(k) || m.Pool != string(pool) {
+				add("pools: member record under %s/%.12s says %s/%.12s", pool, k, m.Pool, m.Policy)
+			}
+			known("pools", "pool "+string(pool), string(k))
+			members[string(pool)+"\x00"+string(k)] = true
+			return nil
+		})
+		return nil
+	})
+	tx.Bucket(bRatings).ForEach(func(pool, v []byte) error {
+		if v != nil {
+			add("ratings: stray record %q outside any pool", pool)
+			return nil
+		}
+		tx.Bucket(bRatings).Bucket(pool).ForEach(func(k, v []byte) error {
+			var r Rating
+			if !decode("ratings", k, v, &r) {
+				return nil
+			}
+			if r.Policy != string(k) || r.Pool != string(pool) {
+				add("ratings: record under %s/%.12s says %s/%.12s", pool, k, r.Pool, r.Policy)
+			}
+			if !members[string(pool)+"\x00"+string(k)] {
+				add("ratings: %.12s is rated in %s but not a member of it", k, pool)
+			}
+			if r.Games != r.Wins+r.Draws+r.Losses {
+				add("ratings: %.12s in %s: %d games but %d+%d+%d results", k, pool, r.Games, r.Wins, r.Draws, r.Losses)
+			}
+			return nil
+		})
+		return nil
+	})
+	tx.Bucket(bRuns).ForEach(func(k, v []byte) error {
+		var r Run
+		if decode("runs", k, v, &r) && r.ID != string(k) {
+			add("runs: record under %s has id %s", k, r.ID)
+		}
+		return nil
+	})
+	tx.Bucket(bCritiques).ForEach(func(k, v []byte) error {
+		var c Critique
+		decode("critiques", k, v, &c)
+		return nil
+	})
+	tx.Bucket(bLLMCalls).ForEach(func(k, v []byte) error {
+		var c LLMCall
+		decode("llm_calls", k, v, &c)
+		return nil
+	})
+	return out
+}
+
+// Compact rewrites the store without its free pages (bbolt files never
+// shrink) and returns the sizes before and after. It holds the store's
+// lock throughout; the compacted copy is checked, then renamed over the
+// original, so a failure leaves the original as it was.
+func (s *Store) Compact() (before, after int64, err error) {
+	if s.opt.ReadOnly {
+		return 0, 0, fmt.Errorf("store %s is open read-only", s.path)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	src, err := s.open(false)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer src.Close()
+	if st, err := os.Stat(s.path); err == nil {
+		before = st.Size()
+	}
+	tmp := s.path + ".compact"
+	os.Remove(tmp)
+	dst, err := bolt.Open(tmp, 0o644, &bolt.Options{Timeout: s.opt.Timeout})
+	if err != nil {
+		return 0, 0, fmt.Errorf("compact: %w", err)
+	}
+	err = bolt.Compact(dst, src, 64<<20)
+	if err == nil {
+		err = dst.View(func(tx *bolt.Tx) error {
+			if problems := checkTx(tx); len(problems) > 0 {
+				return fmt.Errorf("the compacted copy fails its check: %s", strings.Join(problems, "; "))
+			}
+			return nil
+		})
+	}
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, s.path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return 0, 0, fmt.Errorf("compact: %w", err)
+	}
+	if st, err := os.Stat(s.path); err == nil {
+		after = st.Size()
+	}
+	return before, after, nil
+}

@@ -1,0 +1,170 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// EnvConfig identifies an environment: game, map, agents and episode
+// length. Pools, evaluations and matches are per EnvConfig.
+type EnvConfig struct {
+	Game     string `json:"game"`
+	Map      string `json:"map"` // built-in name, or "file:" + hash of a map file's text
+	Agents   int    `json:"agents"`
+	MaxSteps int    `json:"max_steps"`
+}
+
+// Key is the EnvConfig's canonical string, e.g. "gathering/large/10/1000".
+func (e EnvConfig) Key() string {
+	return fmt.Sprintf("%s/%s/%d/%d", e.Game, e.Map, e.Agents, e.MaxSteps)
+}
+
+func (e EnvConfig) String() string { return e.Key() }
+
+// Metrics are the social outcome metrics.
+type Metrics struct {
+	Efficiency     float64 `json:"efficiency"`
+	Equality       float64 `json:"equality"`
+	Sustainability float64 `json:"sustainability"`
+	Peace          float64 `json:"peace"`
+}
+
+// Origin says where a policy came from.
+type Origin struct {
+	Run       string   `json:"run,omitempty"`
+	Iteration int      `json:"iteration,omitempty"`
+	Planner   string   `json:"planner,omitempty"`  // llm:provider:model, grammar, replay, human…
+	Operator  string   `json:"operator,omitempty"` // init, mutate, crossover, fix, tune, import, builtin
+	Parents   []string `json:"parents,omitempty"`  // policy ids
+	Prompt    string   `json:"prompt,omitempty"`   // reference to the LLM call that wrote it
+}
+
+// Policy is a policy source, content-addressed.
+type Policy struct {
+	ID      string    `json:"id"` // hex SHA-256 of Source
+	Source  string    `json:"source"`
+	Name    string    `json:"name,omitempty"`    // a human label, e.g. the file it was imported from
+	Builtin string    `json:"builtin,omitempty"` // set for the built-in baselines, which run in-process
+	Created time.Time `json:"created"`
+	Origin  Origin    `json:"origin"`
+}
+
+// Status of an evaluation, a seed or a run.
+const (
+	StatusOK      = "ok"
+	StatusFailed  = "failed"
+	StatusRunning = "running"
+	StatusDone    = "done"
+)
+
+// SeedResult is one episode of an evaluation.
+type SeedResult struct {
+	Seed    uint64    `json:"seed"`
+	Status  string    `json:"status"`
+	Error   string    `json:"error,omitempty"`
+	Steps   int       `json:"steps"`
+	Metrics Metrics   `json:"metrics"`
+	Returns []float64 `json:"returns"`
+}
+
+// Evaluation is a policy's self-play (every agent plays it) on an
+// environment over a set of seeds. It is never recomputed once stored.
+type Evaluation struct {
+	Policy  string       `json:"policy"`
+	Env     EnvConfig    `json:"env"`
+	Seeds   []uint64     `json:"seeds"`
+	Status  string       `json:"status"` // ok when every seed is
+	Error   string       `json:"error,omitempty"`
+	PerSeed []SeedResult `json:"per_seed"`
+	Mean    Metrics      `json:"mean"` // over the seeds that completed
+	Created time.Time    `json:"created"`
+}
+
+// Match is one match between A and B (two episodes, sides swapped).
+type Match struct {
+	A       string    `json:"a"`
+	B       string    `json:"b"`
+	Env     EnvConfig `json:"env"`
+	Seed    uint64    `json:"seed"`
+	ScoreA  float64   `json:"score_a"`
+	ScoreB  float64   `json:"score_b"`
+	Outcome float64   `json:"outcome"` // A's: 1 win, 0.5 draw, 0 loss
+	Error   string    `json:"error,omitempty"`
+	Created time.Time `json:"created"`
+}
+
+// RatingPoint is one step of a rating's history.
+type RatingPoint struct {
+	Time     time.Time `json:"time"`
+	Elo      float64   `json:"elo"`
+	Opponent string    `json:"opponent,omitempty"`
+	Seed     uint64    `json:"seed,omitempty"`
+	Outcome  float64   `json:"outcome"`
+}
+
+// Rating is a policy's Elo rating in one pool.
+type Rating struct {
+	Policy  string        `json:"policy"`
+	Pool    string        `json:"pool"`
+	Elo     float64       `json:"elo"`
+	Games   int           `json:"games"`
+	Wins    int           `json:"wins"`
+	Draws   int           `json:"draws"`
+	Losses  int           `json:"losses"`
+	History []RatingPoint `json:"history,omitempty"`
+}
+
+// Member is a policy's place in a pool.
+type Member struct {
+	Policy string    `json:"policy"`
+	Pool   string    `json:"pool"`
+	Added  time.Time `json:"added"`
+	Reason string    `json:"reason,omitempty"` // baseline, import, promoted, candidate
+}
+
+// GlobalPool names the global pool of an environment.
+func GlobalPool(env EnvConfig) string { return "global/" + env.Key() }
+
+// LocalPool names the local pool of one iteration of a run.
+func LocalPool(run string, iteration int) string { return fmt.Sprintf("local/%s/%d", run, iteration) }
+
+// Run is an evolution job: its full resolved configuration, seed, status
+// and progress.
+type Run struct {
+	ID       string          `json:"id"`
+	Mode     string          `json:"mode,omitempty"`
+	Config   json.RawMessage `json:"config,omitempty"`
+	Seed     uint64          `json:"seed"`
+	Status   string          `json:"status"`
+	Error    string          `json:"error,omitempty"`
+	Progress map[string]int  `json:"progress,omitempty"`
+	Started  time.Time       `json:"started"`
+	Updated  time.Time       `json:"updated"`
+}
+
+// Critique is a reflection on a policy's episodes.
+type Critique struct {
+	ID      uint64    `json:"id"`
+	Run     string    `json:"run,omitempty"`
+	Policy  string    `json:"policy"`
+	Source  string    `json:"source,omitempty"` // analytic, llm:…
+	Text    string    `json:"text"`
+	Created time.Time `json:"created"`
+}
+
+// LLMCall records one call to a language model, whatever its outcome.
+type LLMCall struct {
+	ID        uint64        `json:"id"`
+	Run       string        `json:"run,omitempty"`
+	Provider  string        `json:"provider"`
+	Model     string        `json:"model"`
+	Prompt    string        `json:"prompt"`
+	Answer    string        `json:"answer"`
+	TokensIn  int           `json:"tokens_in"`
+	TokensOut int           `json:"tokens_out"`
+	Cost      float64       `json:"cost"`
+	Latency   time.Duration `json:"latency"`
+	Error     string        `json:"error,omitempty"`
+	Created   time.Time     `json:"created"`
+}

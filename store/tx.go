@@ -1,0 +1,430 @@
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// SourceID is a policy's content address: the hex SHA-256 of its source.
+func SourceID(source string) string {
+	sum := sha256.Sum256([]byte(source))
+	return hex.EncodeToString(sum[:])
+}
+
+func put(b *bolt.Bucket, key []byte, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put(key, data)
+}
+
+func get(b *bolt.Bucket, key []byte, v any) error {
+	data := b.Get(key)
+	if data == nil {
+		return ErrNotFound
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("corrupt record %q: %w", key, err)
+	}
+	return nil
+}
+
+// each decodes every record of a bucket (optionally under a key prefix)
+// into a fresh T and calls fn with it.
+func each[T any](b *bolt.Bucket, prefix []byte, fn func(k []byte, v *T) error) error {
+	c := b.Cursor()
+	for k, data := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, data = c.Next() {
+		if data == nil {
+			continue // a nested bucket
+		}
+		v := new(T)
+		if err := json.Unmarshal(data, v); err != nil {
+			return fmt.Errorf("corrupt record %q: %w", k, err)
+		}
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ---- policies
+
+// PutPolicy stores a policy under its content address (computed from
+// Source when ID is empty, checked otherwise). A policy already stored is
+// kept as it is, first origin included; created says whether this call
+// added it.
+func (tx *Tx) PutPolicy(p *Policy) (created bool, err error) {
+	id := SourceID(p.Source)
+	if p.ID == "" {
+		p.ID = id
+	} else if p.ID != id {
+		return false, fmt.Errorf("put policy: id %s is not the SHA-256 of its source (%s)", p.ID, id)
+	}
+	b := tx.b.Bucket(bPolicies)
+	if b.Get([]byte(p.ID)) != nil {
+		return false, nil
+	}
+	if p.Created.IsZero() {
+		p.Created = time.Now().UTC()
+	}
+	return true, put(b, []byte(p.ID), p)
+}
+
+// Policy returns a policy by full id.
+func (tx *Tx) Policy(id string) (*Policy, error) {
+	p := &Policy{}
+	if err := get(tx.b.Bucket(bPolicies), []byte(id), p); err != nil {
+		return nil, fmt.Errorf("policy %.12s: %w", id, err)
+	}
+	return p, nil
+}
+
+// Policies returns every policy, in id order.
+func (tx *Tx) Policies() ([]Policy, error) {
+	var out []Policy
+	err := each(tx.b.Bucket(bPolicies), nil, func(_ []byte, p *Policy) error {
+		out = append(out, *p)
+		return nil
+	})
+	return out, err
+}
+
+// ResolvePolicy turns a unique prefix of a policy id (as git does with
+// commits) into the full id.
+func (tx *Tx) ResolvePolicy(prefix string) (string, error) {
+	prefix = strings.ToLower(strings.TrimSpace(prefix))
+	if prefix == "" {
+		return "", fmt.Errorf("empty policy id: %w", ErrNotFound)
+	}
+	c := tx.b.Bucket(bPolicies).Cursor()
+	var found []string
+	for k, _ := c.Seek([]byte(prefix)); k != nil && bytes.HasPrefix(k, []byte(prefix)); k, _ = c.Next() {
+		found = append(found, string(k))
+		if len(found) > 5 {
+			break
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("policy %s: %w", prefix, ErrNotFound)
+	case 1:
+		return found[0], nil
+	}
+	short := make([]string, len(found))
+	for i, f := range found {
+		short[i] = f[:min(len(f), len(prefix)+4)]
+	}
+	return "", fmt.Errorf("policy %s: %w: matches %s", prefix, ErrAmbiguous, strings.Join(short, ", "))
+}
+
+// ---- evaluations
+
+func seedsKey(seeds []uint64) string {
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = fmt.Sprint(s)
+	}
+	return strings.Join(parts, ",")
+}
+
+func evalKey(policy string, env EnvConfig, seeds []uint64) []byte {
+	return []byte(policy + "\x00" + env.Key() + "\x00" + seedsKey(seeds))
+}
+
+// PutEvaluation stores an evaluation; the policy must exist.
+func (tx *Tx) PutEvaluation(e *Evaluation) error {
+	if tx.b.Bucket(bPolicies).Get([]byte(e.Policy)) == nil {
+		return fmt.Errorf("put evaluation: policy %.12s: %w", e.Policy, ErrNotFound)
+	}
+	if e.Created.IsZero() {
+		e.Created = time.Now().UTC()
+	}
+	return put(tx.b.Bucket(bEvaluations), evalKey(e.Policy, e.Env, e.Seeds), e)
+}
+
+// Evaluation returns the evaluation of policy on env over exactly these
+// seeds, or ErrNotFound.
+func (tx *Tx) Evaluation(policy string, env EnvConfig, seeds []uint64) (*Evaluation, error) {
+	e := &Evaluation{}
+	if err := get(tx.b.Bucket(bEvaluations), evalKey(policy, env, seeds), e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// EvaluationsOf returns every evaluation of a policy.
+func (tx *Tx) EvaluationsOf(policy string) ([]Evaluation, error) {
+	var out []Evaluation
+	err := each(tx.b.Bucket(bEvaluations), []byte(policy+"\x00"), func(_ []byte, e *Evaluation) error {
+		out = append(out, *e)
+		return nil
+	})
+	return out, err
+}
+
+// ---- matches
+
+func matchKey(a, b string, env EnvConfig, seed uint64) []byte {
+	return []byte(fmt.Sprintf("%s\x00%s\x00%s\x00%020d", a, b, env.Key(), seed))
+}
+
+// PutMatch stores a match; both policies must exist.
+func (tx *Tx) PutMatch(m *Match) error {
+	for _, id := range []string{m.A, m.B} {
+		if tx.b.Bucket(bPolicies).Get([]byte(id)) == nil {
+			return fmt.Errorf("put match: policy %.12s: %w", id, ErrNotFound)
+		}
+	}
+	if m.Created.IsZero() {
+		m.Created = time.Now().UTC()
+	}
+	return put(tx.b.Bucket(bMatches), matchKey(m.A, m.B, m.Env, m.Seed), m)
+}
+
+// Match returns the match of A against B on env and seed, or ErrNotFound.
+func (tx *Tx) Match(a, b string, env EnvConfig, seed uint64) (*Match, error) {
+	m := &Match{}
+	if err := get(tx.b.Bucket(bMatches), matchKey(a, b, env, seed), m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// MatchesOf returns every match a policy played, on either side.
+func (tx *Tx) MatchesOf(policy string) ([]Match, error) {
+	var out []Match
+	err := each(tx.b.Bucket(bMatches), nil, func(_ []byte, m *Match) error {
+		if m.A == policy || m.B == policy {
+			out = append(out, *m)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ---- pools and ratings
+
+func nested(tx *bolt.Tx, parent []byte, pool string, create bool) (*bolt.Bucket, error) {
+	p := tx.Bucket(parent)
+	if create {
+		return p.CreateBucketIfNotExists([]byte(pool))
+	}
+	return p.Bucket([]byte(pool)), nil
+}
+
+// AddMember puts a policy into a pool (no-op if it is there).
+func (tx *Tx) AddMember(m *Member) error {
+	if tx.b.Bucket(bPolicies).Get([]byte(m.Policy)) == nil {
+		return fmt.Errorf("add to pool %s: policy %.12s: %w", m.Pool, m.Policy, ErrNotFound)
+	}
+	b, err := nested(tx.b, bPools, m.Pool, true)
+	if err != nil {
+		return err
+	}
+	if b.Get([]byte(m.Policy)) != nil {
+		return nil
+	}
+	if m.Added.IsZero() {
+		m.Added = time.Now().UTC()
+	}
+	return put(b, []byte(m.Policy), m)
+}
+
+// RemoveMember takes a policy out of a pool, with its rating there.
+func (tx *Tx) RemoveMember(pool, policy string) error {
+	b, _ := nested(tx.b, bPools, pool, false)
+	if b == nil || b.Get([]byte(policy)) == nil {
+		return fmt.Errorf("pool %s: policy %.12s: %w", pool, policy, ErrNotFound)
+	}
+	if err := b.Delete([]byte(policy)); err != nil {
+		return err
+	}
+	if r, _ := nested(tx.b, bRatings, pool, false); r != nil {
+		return r.Delete([]byte(policy))
+	}
+	return nil
+}
+
+// Members returns a pool's members, in id order (none for an unknown pool).
+func (tx *Tx) Members(pool string) ([]Member, error) {
+	b, _ := nested(tx.b, bPools, pool, false)
+	if b == nil {
+		return nil, nil
+	}
+	var out []Member
+	err := each(b, nil, func(_ []byte, m *Member) error {
+		out = append(out, *m)
+		return nil
+	})
+	return out, err
+}
+
+// Pools returns the names of every pool, sorted.
+func (tx *Tx) Pools() ([]string, error) {
+	var out []string
+	err := tx.b.Bucket(bPools).ForEach(func(k, v []byte) error {
+		if v == nil {
+			out = append(out, string(k))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// PoolsOf returns the pools a policy belongs to.
+func (tx *Tx) PoolsOf(policy string) ([]string, error) {
+	pools, err := tx.Pools()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range pools {
+		if b, _ := nested(tx.b, bPools, p, false); b != nil && b.Get([]byte(policy)) != nil {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// PutRating stores a policy's rating in a pool.
+func (tx *Tx) PutRating(r *Rating) error {
+	b, err := nested(tx.b, bRatings, r.Pool, true)
+	if err != nil {
+		return err
+	}
+	return put(b, []byte(r.Policy), r)
+}
+
+// Rating returns a policy's rating in a pool, or ErrNotFound.
+func (tx *Tx) Rating(pool, policy string) (*Rating, error) {
+	b, _ := nested(tx.b, bRatings, pool, false)
+	if b == nil {
+		return nil, ErrNotFound
+	}
+	r := &Rating{}
+	if err := get(b, []byte(policy), r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Ratings returns every rating in a pool.
+func (tx *Tx) Ratings(pool string) ([]Rating, error) {
+	b, _ := nested(tx.b, bRatings, pool, false)
+	if b == nil {
+		return nil, nil
+	}
+	var out []Rating
+	err := each(b, nil, func(_ []byte, r *Rating) error {
+		out = append(out, *r)
+		return nil
+	})
+	return out, err
+}
+
+// ---- runs, critiques, LLM calls
+
+// CreateRun stores a new run with a fresh id ("run-N") and returns it.
+func (tx *Tx) CreateRun(r *Run) error {
+	b := tx.b.Bucket(bRuns)
+	n, err := b.NextSequence()
+	if err != nil {
+		return err
+	}
+	r.ID = fmt.Sprintf("run-%d", n)
+	now := time.Now().UTC()
+	if r.Started.IsZero() {
+		r.Started = now
+	}
+	r.Updated = now
+	return put(b, []byte(r.ID), r)
+}
+
+// PutRun updates a run.
+func (tx *Tx) PutRun(r *Run) error {
+	b := tx.b.Bucket(bRuns)
+	if b.Get([]byte(r.ID)) == nil {
+		return fmt.Errorf("run %s: %w", r.ID, ErrNotFound)
+	}
+	r.Updated = time.Now().UTC()
+	return put(b, []byte(r.ID), r)
+}
+
+// Run returns a run by id.
+func (tx *Tx) Run(id string) (*Run, error) {
+	r := &Run{}
+	if err := get(tx.b.Bucket(bRuns), []byte(id), r); err != nil {
+		return nil, fmt.Errorf("run %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// Runs returns every run.
+func (tx *Tx) Runs() ([]Run, error) {
+	var out []Run
+	err := each(tx.b.Bucket(bRuns), nil, func(_ []byte, r *Run) error {
+		out = append(out, *r)
+		return nil
+	})
+	return out, err
+}
+
+func appendSeq(b *bolt.Bucket, setID func(uint64), v any) error {
+	n, err := b.NextSequence()
+	if err != nil {
+		return err
+	}
+	setID(n)
+	return put(b, u64(n), v)
+}
+
+// AddCritique appends a critique and sets its id.
+func (tx *Tx) AddCritique(c *Critique) error {
+	if c.Created.IsZero() {
+		c.Created = time.Now().UTC()
+	}
+	return appendSeq(tx.b.Bucket(bCritiques), func(n uint64) { c.ID = n }, c)
+}
+
+// Critiques returns every critique of a policy ("" for all).
+func (tx *Tx) Critiques(policy string) ([]Critique, error) {
+	var out []Critique
+	err := each(tx.b.Bucket(bCritiques), nil, func(_ []byte, c *Critique) error {
+		if policy == "" || c.Policy == policy {
+			out = append(out, *c)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// AddLLMCall appends an LLM call record and sets its id.
+func (tx *Tx) AddLLMCall(c *LLMCall) error {
+	if c.Created.IsZero() {
+		c.Created = time.Now().UTC()
+	}
+	return appendSeq(tx.b.Bucket(bLLMCalls), func(n uint64) { c.ID = n }, c)
+}
+
+// LLMCalls returns every LLM call of a run ("" for all).
+func (tx *Tx) LLMCalls(run string) ([]LLMCall, error) {
+	var out []LLMCall
+	err := each(tx.b.Bucket(bLLMCalls), nil, func(_ []byte, c *LLMCall) error {
+		if run == "" || c.Run == run {
+			out = append(out, *c)
+		}
+		return nil
+	})
+	return out, err
+}
