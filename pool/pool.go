@@ -1,0 +1,224 @@
+package pool
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// Member is what the rules know of a pool member.
+type Member struct {
+	ID             string
+	Elo            float64
+	Efficiency     float64 // self-play metrics on the pool's environment
+	Equality       float64
+	Sustainability float64
+}
+
+// Config holds the rules' parameters. The zero value works.
+type Config struct {
+	// Capacity of a global pool. 16 by default: room for the four
+	// baselines and a dozen elites, small enough that rating a candidate
+	// against a fair sample of it stays cheap.
+	Capacity int
+	// PromoteThreshold is the win rate (draws count half) a candidate
+	// needs against its sampled opponents: 0.6 by default, PolicyEvolve's.
+	PromoteThreshold float64
+	// Temperature of the opponent softmax, in Elo points: 100 by default,
+	// so that an opponent rated 200 points higher is e² ≈ 7.4 times as
+	// likely to be drawn. Lower is greedier.
+	Temperature float64
+	// Opponents sampled per candidate: 4 by default.
+	Opponents int
+}
+
+// Defaults, as documented on Config.
+const (
+	DefaultCapacity         = 16
+	DefaultPromoteThreshold = 0.6
+	DefaultTemperature      = 100
+	DefaultOpponents        = 4
+)
+
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	if c.Capacity <= 0 {
+		c.Capacity = DefaultCapacity
+	}
+	if c.PromoteThreshold <= 0 {
+		c.PromoteThreshold = DefaultPromoteThreshold
+	}
+	if c.Temperature <= 0 {
+		c.Temperature = DefaultTemperature
+	}
+	if c.Opponents <= 0 {
+		c.Opponents = DefaultOpponents
+	}
+	return c
+}
+
+// SampleOpponents draws min(k, len(members)) distinct members without
+// replacement; each draw picks among those left with probability
+// proportional to exp(Elo/temperature). The draws depend only on rng.
+func SampleOpponents(members []Member, k int, temperature float64, rng *rand.Rand) []Member {
+	left := append([]Member(nil), members...)
+	var out []Member
+	for len(out) < k && len(left) > 0 {
+		maxElo := math.Inf(-1)
+		for _, m := range left {
+			maxElo = math.Max(maxElo, m.Elo)
+		}
+		weights := make([]float64, len(left))
+		total := 0.0
+		for i, m := range left {
+			weights[i] = math.Exp((m.Elo - maxElo) / temperature) // shifted: no overflow
+			total += weights[i]
+		}
+		x := rng.Float64() * total
+		pick := len(left) - 1
+		for i, w := range weights {
+			if x < w {
+				pick = i
+				break
+			}
+			x -= w
+		}
+		out = append(out, left[pick])
+		left = append(left[:pick], left[pick+1:]...)
+	}
+	return out
+}
+
+// WinRate is the share of points a candidate took: wins count 1, draws
+// half. No games is a win rate of 0.
+func WinRate(points float64, games int) float64 {
+	if games == 0 {
+		return 0
+	}
+	return points / float64(games)
+}
+
+// Promote decides whether a candidate joins the global pool: its win rate
+// against the sampled opponents reaches the threshold and its own
+// self-play evaluation succeeded (a policy that crashes or times out in
+// self-play is never promoted, however it fared in matches).
+func Promote(winRate float64, selfPlayOK bool, threshold float64) bool {
+	return selfPlayOK && winRate >= threshold
+}
+
+// objectives are what eviction maximises.
+func objectives(m Member) [4]float64 {
+	return [4]float64{m.Elo, m.Efficiency, m.Equality, m.Sustainability}
+}
+
+func dominates(a, b Member) bool {
+	oa, ob := objectives(a), objectives(b)
+	better := false
+	for i := range oa {
+		if oa[i] < ob[i] {
+			return false
+		}
+		if oa[i] > ob[i] {
+			better = true
+		}
+	}
+	return better
+}
+
+// Fronts sorts members into Pareto fronts over (Elo, efficiency,
+// equality, sustainability), best first: front 0 is dominated by no one,
+// front 1 only by front 0, and so on. It returns indices into members.
+func Fronts(members []Member) [][]int {
+	n := len(members)
+	dominatedBy := make([]int, n)
+	dominating := make([][]int, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if i != j && dominates(members[i], members[j]) {
+				dominating[i] = append(dominating[i], j)
+				dominatedBy[j]++
+			}
+		}
+	}
+	var fronts [][]int
+	var cur []int
+	for i := 0; i < n; i++ {
+		if dominatedBy[i] == 0 {
+			cur = append(cur, i)
+		}
+	}
+	for len(cur) > 0 {
+		fronts = append(fronts, cur)
+		var next []int
+		for _, i := range cur {
+			for _, j := range dominating[i] {
+				if dominatedBy[j]--; dominatedBy[j] == 0 {
+					next = append(next, j)
+				}
+			}
+		}
+		sort.Ints(next)
+		cur = next
+	}
+	return fronts
+}
+
+// Crowding returns the crowding distance of each member of one front
+// (indices into members): per objective, the normalised gap between its
+// neighbours; the members at either end of an objective get +Inf. A member
+// alone in its corner of the objective space has a large distance.
+func Crowding(members []Member, front []int) map[int]float64 {
+	d := map[int]float64{}
+	for _, i := range front {
+		d[i] = 0
+	}
+	if len(front) <= 2 {
+		for _, i := range front {
+			d[i] = math.Inf(1)
+		}
+		return d
+	}
+	for o := 0; o < 4; o++ {
+		idx := append([]int(nil), front...)
+		sort.SliceStable(idx, func(a, b int) bool {
+			return objectives(members[idx[a]])[o] < objectives(members[idx[b]])[o]
+		})
+		lo, hi := objectives(members[idx[0]])[o], objectives(members[idx[len(idx)-1]])[o]
+		d[idx[0]], d[idx[len(idx)-1]] = math.Inf(1), math.Inf(1)
+		if hi == lo {
+			continue
+		}
+		for k := 1; k < len(idx)-1; k++ {
+			d[idx[k]] += (objectives(members[idx[k+1]])[o] - objectives(members[idx[k-1]])[o]) / (hi - lo)
+		}
+	}
+	return d
+}
+
+// Evict returns the members to remove so that at most capacity remain:
+// repeatedly, from the worst Pareto front, the member with the smallest
+// crowding distance (ties: lower Elo, then id), re-ranking after each
+// removal. Extremes of an objective within their front are removed only
+// when nothing else is left in it.
+func Evict(members []Member, capacity int) []Member {
+	left := append([]Member(nil), members...)
+	var out []Member
+	for len(left) > capacity && len(left) > 0 {
+		fronts := Fronts(left)
+		worst := fronts[len(fronts)-1]
+		crowd := Crowding(left, worst)
+		victim := worst[0]
+		for _, i := range worst[1:] {
+			ci, cv := crowd[i], crowd[victim]
+			switch {
+			case ci < cv,
+				ci == cv && left[i].Elo < left[victim].Elo,
+				ci == cv && left[i].Elo == left[victim].Elo && left[i].ID < left[victim].ID:
+				victim = i
+			}
+		}
+		out = append(out, left[victim])
+		left = append(left[:victim], left[victim+1:]...)
+	}
+	return out
+}
