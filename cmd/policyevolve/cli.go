@@ -27,6 +27,10 @@ type command struct {
 var commands = map[string]command{
 	"play":     {"run a built-in or source policy on a game and print the social metrics", cmdPlay},
 	"validate": {"check a policy source: rules, compilation, 50-step smoke test, determinism", cmdValidate},
+	"pool":     {"inspect and edit the pools of the store (ls, show, diff, lineage, export, import, rm)", cmdPool},
+	"match":    {"play two stored policies against each other", cmdMatch},
+	"league":   {"round robin of a global pool: ratings, payoff matrix, exploitability", cmdLeague},
+	"store":    {"check or compact the store", cmdStore},
 }
 
 // usageError is a wrong flag or value: reported in one line, exit 2.

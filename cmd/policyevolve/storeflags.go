@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"policyevolve/evolve"
+	"policyevolve/store"
+)
+
+// storeOptions select the store file.
+type storeOptions struct{ path string }
+
+func (o *storeOptions) register(fs *flagSet) {
+	def := os.Getenv("POLICYEVOLVE_STORE")
+	if def == "" {
+		def = store.DefaultPath
+	}
+	fs.StringVar(&o.path, "store", def, "store file (default: $POLICYEVOLVE_STORE, else ./"+store.DefaultPath+")")
+}
+
+// open opens the store; readOnly commands never create one.
+func (o *storeOptions) open(readOnly bool) (*store.Store, error) {
+	if readOnly {
+		if _, err := os.Stat(o.path); err != nil {
+			return nil, fmt.Errorf("no store at %s (create one with pool import or an evolve run, or pass --store)", o.path)
+		}
+	}
+	return store.Open(o.path, store.Options{ReadOnly: readOnly})
+}
+
+// resolve turns an id prefix into a full policy id.
+func resolve(s *store.Store, prefix string) (string, error) {
+	var id string
+	err := s.View(func(tx *store.Tx) (err error) {
+		id, err = tx.ResolvePolicy(prefix)
+		return err
+	})
+	return id, err
+}
+
+// envOptions select an environment.
+type envOptions struct {
+	game   string
+	mapArg string
+	agents int
+	steps  int
+}
+
+func (o *envOptions) register(fs *flagSet) {
+	fs.StringVar(&o.game, "game", "gathering", "game: gathering or cleanup")
+	fs.StringVar(&o.mapArg, "map", "", "built-in map or map file (default: the game's paper map)")
+	fs.IntVar(&o.agents, "agents", 10, "number of agents")
+	fs.IntVar(&o.steps, "steps", 1000, "steps per episode")
+}
+
+func (o *envOptions) resolve() (evolve.Env, error) {
+	e, err := evolve.ResolveEnv(o.game, o.mapArg, o.agents, o.steps)
+	if err != nil {
+		return e, usagef("%v", err)
+	}
+	return e, nil
+}

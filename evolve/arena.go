@@ -1,0 +1,577 @@
+package evolve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"policyevolve/elo"
+	"policyevolve/envs"
+	"policyevolve/envs/ssd"
+	"policyevolve/pool"
+	"policyevolve/sandbox"
+	"policyevolve/store"
+)
+
+// Baselines are the built-in policies every global pool starts with.
+var Baselines = []string{"bfs", "exploit", "coop", "random"}
+
+// BuiltinSource is the stored "source" of a built-in baseline: a marker,
+// not Go; built-ins run in-process, as trusted code.
+func BuiltinSource(name string) string { return "// policyevolve built-in policy: " + name + "\n" }
+
+// Env is an environment configuration resolved for playing: its key in the
+// store and the map it runs on.
+type Env struct {
+	Config store.EnvConfig
+	Map    *envs.Map
+}
+
+// ResolveEnv turns command-line choices into an Env. mapSpec is a
+// built-in map name ("" for the game's default) or a map file, which the
+// store knows by a hash of its text.
+func ResolveEnv(game, mapSpec string, agents, steps int) (Env, error) {
+	g, err := ssd.ParseGame(game)
+	if err != nil {
+		return Env{}, err
+	}
+	if mapSpec == "" {
+		mapSpec = envs.DefaultMap(g)
+	}
+	m, err := envs.ResolveMap(g, mapSpec)
+	if err != nil {
+		return Env{}, err
+	}
+	name := mapSpec
+	if _, berr := envs.BuiltinMap(g, mapSpec); berr != nil {
+		name = "file:" + store.SourceID(m.Text)[:12]
+	}
+	if agents < 1 {
+		return Env{}, fmt.Errorf("%d agents (need at least 1)", agents)
+	}
+	if steps < 1 {
+		return Env{}, fmt.Errorf("%d steps (need at least 1)", steps)
+	}
+	// Build once to catch a map that cannot seat the agents.
+	if _, err := envs.New(envs.Config{Map: m, Agents: agents, MaxSteps: steps}); err != nil {
+		return Env{}, err
+	}
+	return Env{Config: store.EnvConfig{Game: g.String(), Map: name, Agents: agents, MaxSteps: steps}, Map: m}, nil
+}
+
+// Arena evaluates, matches and rates policies on one environment, and
+// keeps every result in the store: nothing stored is ever recomputed.
+// Transactions are short; episodes run between them.
+type Arena struct {
+	Store   *store.Store
+	Sandbox *sandbox.Sandbox // nil: only built-in policies can play
+	Env     Env
+	// EvalSeeds are the seeds of a self-play evaluation (default 0-4).
+	EvalSeeds []uint64
+	// MatchSeeds are the seeds of the matches a candidate plays against
+	// each opponent (default 0; each match is two episodes already).
+	MatchSeeds []uint64
+	Pool       pool.Config
+	K          float64 // Elo K factor (default elo.DefaultK)
+	// Log receives one line per notable step; nil discards them.
+	Log func(format string, args ...any)
+
+	mu       sync.Mutex
+	programs map[string]*sandbox.Program
+}
+
+func (a *Arena) logf(format string, args ...any) {
+	if a.Log != nil {
+		a.Log(format, args...)
+	}
+}
+
+func (a *Arena) defaults() {
+	if len(a.EvalSeeds) == 0 {
+		a.EvalSeeds = []uint64{0, 1, 2, 3, 4}
+	}
+	if len(a.MatchSeeds) == 0 {
+		a.MatchSeeds = []uint64{0}
+	}
+	if a.K <= 0 {
+		a.K = elo.DefaultK
+	}
+	a.Pool = a.Pool.WithDefaults()
+}
+
+// GlobalPool is the name of this environment's global pool.
+func (a *Arena) GlobalPool() string { return store.GlobalPool(a.Env.Config) }
+
+// actor returns a fresh Actor for a stored policy: built-ins in-process,
+// sources through the sandbox (compiled once per Arena).
+func (a *Arena) actor(ctx context.Context, id string) (envs.Actor, error) {
+	var p *store.Policy
+	if err := a.Store.View(func(tx *store.Tx) (err error) {
+		p, err = tx.Policy(id)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if p.Builtin != "" {
+		f, err := envs.Builtin(p.Builtin)
+		if err != nil {
+			return nil, err
+		}
+		return &envs.PolicyActor{New: f}, nil
+	}
+	if a.Sandbox == nil {
+		return nil, fmt.Errorf("policy %.12s is source code and no sandbox is configured", id)
+	}
+	a.mu.Lock()
+	prog := a.programs[id]
+	a.mu.Unlock()
+	if prog == nil {
+		var err error
+		prog, err = a.Sandbox.Compile(ctx, []byte(p.Source))
+		if err != nil {
+			return nil, fmt.Errorf("policy %.12s: %w", id, err)
+		}
+		a.mu.Lock()
+		if a.programs == nil {
+			a.programs = map[string]*sandbox.Program{}
+		}
+		a.programs[id] = prog
+		a.mu.Unlock()
+	}
+	return prog.Actor(), nil
+}
+
+// play runs one episode in which agent i is played by ids[side[i]].
+func (a *Arena) play(ctx context.Context, ids []string, side []int, seed uint64) (*envs.Result, error) {
+	env, err := envs.New(envs.Config{Map: a.Env.Map, Agents: a.Env.Config.Agents, MaxSteps: a.Env.Config.MaxSteps})
+	if err != nil {
+		return nil, err
+	}
+	seats := make([]envs.Seat, len(ids))
+	for s, id := range ids {
+		act, err := a.actor(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		seats[s].Actor = act
+	}
+	for i, s := range side {
+		seats[s].Agents = append(seats[s].Agents, i)
+	}
+	var used []envs.Seat
+	for _, s := range seats {
+		if len(s.Agents) > 0 {
+			used = append(used, s)
+		}
+	}
+	return envs.Run(ctx, env, used, envs.Options{Seed: seed, Verify: true})
+}
+
+// policyFailure reports whether err is a policy's failure (a result to
+// record), as opposed to a failure of the system.
+func policyFailure(err error) bool {
+	var pe *sandbox.PolicyError
+	return errors.As(err, &pe) || errors.Is(err, envs.ErrNoAction) || errors.Is(err, envs.ErrTampered)
+}
+
+// EnsureBaselines stores the built-in policies and, when this
+// environment's global pool is empty, seeds it with them (evaluated,
+// rated at elo.DefaultInitial).
+func (a *Arena) EnsureBaselines(ctx context.Context) error {
+	a.defaults()
+	var members []store.Member
+	var ids []string
+	err := a.Store.Update(func(tx *store.Tx) error {
+		var err error
+		members, err = tx.Members(a.GlobalPool())
+		if err != nil {
+			return err
+		}
+		for _, name := range Baselines {
+			p := &store.Policy{Source: BuiltinSource(name), Name: name, Builtin: name, Origin: store.Origin{Operator: "builtin"}}
+			if _, err := tx.PutPolicy(p); err != nil {
+				return err
+			}
+			ids = append(ids, p.ID)
+		}
+		if len(members) > 0 {
+			return nil
+		}
+		for _, id := range ids {
+			if err := tx.AddMember(&store.Member{Policy: id, Pool: a.GlobalPool(), Reason: "baseline"}); err != nil {
+				return err
+			}
+			if err := tx.PutRating(&store.Rating{Policy: id, Pool: a.GlobalPool(), Elo: elo.DefaultInitial}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(members) == 0 {
+		a.logf("seeded pool %s with the baselines %s", a.GlobalPool(), strings.Join(Baselines, ", "))
+		for _, id := range ids {
+			if _, err := a.Evaluate(ctx, id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Evaluate returns the policy's self-play evaluation over EvalSeeds,
+// playing it only if the store has none. A policy that fails on a seed is
+// a failed evaluation, not an error.
+func (a *Arena) Evaluate(ctx context.Context, id string) (*store.Evaluation, error) {
+	a.defaults()
+	var ev *store.Evaluation
+	err := a.Store.View(func(tx *store.Tx) (err error) {
+		ev, err = tx.Evaluation(id, a.Env.Config, a.EvalSeeds)
+		return err
+	})
+	if err == nil {
+		return ev, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	ev = &store.Evaluation{Policy: id, Env: a.Env.Config, Seeds: a.EvalSeeds, Status: store.StatusOK}
+	side := make([]int, a.Env.Config.Agents)
+	ok := 0
+	for _, seed := range a.EvalSeeds {
+		res, err := a.play(ctx, []string{id}, side, seed)
+		sr := store.SeedResult{Seed: seed, Status: store.StatusOK}
+		if res != nil {
+			sr.Steps, sr.Returns = res.Steps, res.Returns
+			sr.Metrics = store.Metrics(res.Metrics)
+		}
+		switch {
+		case err == nil:
+			ok++
+			ev.Mean.Efficiency += sr.Metrics.Efficiency
+			ev.Mean.Equality += sr.Metrics.Equality
+			ev.Mean.Sustainability += sr.Metrics.Sustainability
+			ev.Mean.Peace += sr.Metrics.Peace
+		case policyFailure(err):
+			sr.Status, sr.Error = store.StatusFailed, err.Error()
+			ev.Status = store.StatusFailed
+			if ev.Error == "" {
+				ev.Error = fmt.Sprintf("seed %d: %v", seed, err)
+			}
+		default:
+			return nil, fmt.Errorf("evaluate %.12s, seed %d: %w", id, seed, err)
+		}
+		ev.PerSeed = append(ev.PerSeed, sr)
+	}
+	if ok > 0 {
+		k := float64(ok)
+		ev.Mean.Efficiency /= k
+		ev.Mean.Equality /= k
+		ev.Mean.Sustainability /= k
+		ev.Mean.Peace /= k
+	}
+	if err := a.Store.Update(func(tx *store.Tx) error { return tx.PutEvaluation(ev) }); err != nil {
+		return nil, err
+	}
+	a.logf("evaluated %.12s: %s, efficiency %.3f, equality %.3f", id, ev.Status, ev.Mean.Efficiency, ev.Mean.Equality)
+	return ev, nil
+}
+
+// Match returns the match of A against B on seed, playing it only if the
+// store has none. A side whose policy fails loses (both failing: a draw);
+// the failure is kept in Match.Error.
+func (a *Arena) Match(ctx context.Context, idA, idB string, seed uint64) (*store.Match, error) {
+	a.defaults()
+	var m *store.Match
+	err := a.Store.View(func(tx *store.Tx) (err error) {
+		m, err = tx.Match(idA, idB, a.Env.Config, seed)
+		return err
+	})
+	if err == nil {
+		return m, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	if a.Env.Config.Agents < 2 {
+		return nil, fmt.Errorf("a match needs at least 2 agents, the environment has %d", a.Env.Config.Agents)
+	}
+	m = &store.Match{A: idA, B: idB, Env: a.Env.Config, Seed: seed}
+	failed := [2]bool{}
+	run := func(ctx context.Context, side []int, seed uint64) ([]float64, error) {
+		res, err := a.play(ctx, []string{idA, idB}, side, seed)
+		if err != nil && policyFailure(err) {
+			var ae *envs.ActorError
+			if errors.As(err, &ae) && len(ae.Agents) > 0 {
+				failed[side[ae.Agents[0]]] = true
+			}
+			if m.Error == "" {
+				m.Error = err.Error()
+			}
+			return make([]float64, len(side)), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return res.Returns, nil
+	}
+	r, err := elo.Play(ctx, run, a.Env.Config.Agents, seed)
+	if err != nil {
+		return nil, fmt.Errorf("match %.12s vs %.12s, seed %d: %w", idA, idB, seed, err)
+	}
+	m.ScoreA, m.ScoreB, m.Outcome = r.ScoreA, r.ScoreB, r.Outcome
+	switch {
+	case failed[0] && failed[1]:
+		m.Outcome = elo.Draw
+	case failed[0]:
+		m.Outcome = elo.Loss
+	case failed[1]:
+		m.Outcome = elo.Win
+	}
+	if err := a.Store.Update(func(tx *store.Tx) error { return tx.PutMatch(m) }); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// RateReport is the outcome of rating a candidate against opponents.
+type RateReport struct {
+	Matches []store.Match
+	Points  float64 // the candidate's: 1 per win, 0.5 per draw
+	Games   int
+	Elo     float64 // the candidate's rating after the matches
+}
+
+// WinRate is the candidate's share of points.
+func (r *RateReport) WinRate() float64 { return pool.WinRate(r.Points, r.Games) }
+
+// Rate plays the candidate against each opponent on every match seed and
+// applies the Elo updates, one match at a time, to both sides' ratings in
+// the global pool (the candidate from its current rating, or
+// elo.DefaultInitial). With commit the ratings and their histories are
+// stored (the candidate must then be a member of the pool); without, only
+// the matches are. Matches already in the candidate's rating history are
+// not counted twice.
+func (a *Arena) Rate(ctx context.Context, candidate string, opponents []string, commit bool) (*RateReport, error) {
+	a.defaults()
+	gp := a.GlobalPool()
+	ratings := map[string]*store.Rating{}
+	err := a.Store.View(func(tx *store.Tx) error {
+		for _, id := range append([]string{candidate}, opponents...) {
+			r, err := tx.Rating(gp, id)
+			if errors.Is(err, store.ErrNotFound) {
+				r = &store.Rating{Policy: id, Pool: gp, Elo: elo.DefaultInitial}
+			} else if err != nil {
+				return err
+			}
+			ratings[id] = r
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	played := map[string]bool{}
+	for _, h := range ratings[candidate].History {
+		played[h.Opponent+"/"+strconv.FormatUint(h.Seed, 10)] = true
+	}
+	rep := &RateReport{}
+	for _, opp := range opponents {
+		for _, seed := range a.MatchSeeds {
+			m, err := a.Match(ctx, candidate, opp, seed)
+			if err != nil {
+				return nil, err
+			}
+			rep.Matches = append(rep.Matches, *m)
+			rep.Points += m.Outcome
+			rep.Games++
+			if played[opp+"/"+strconv.FormatUint(seed, 10)] {
+				continue
+			}
+			rc, ro := ratings[candidate], ratings[opp]
+			rc.Elo, ro.Elo = elo.Update(rc.Elo, ro.Elo, m.Outcome, a.K)
+			record(rc, opp, seed, m.Outcome)
+			record(ro, candidate, seed, 1-m.Outcome)
+		}
+	}
+	rep.Elo = ratings[candidate].Elo
+	if commit {
+		err := a.Store.Update(func(tx *store.Tx) error {
+			for _, r := range ratings {
+				if err := tx.PutRating(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// record counts a match in a rating, whose Elo is already updated.
+func record(r *store.Rating, opponent string, seed uint64, outcome float64) {
+	r.Games++
+	switch outcome {
+	case elo.Win:
+		r.Wins++
+	case elo.Loss:
+		r.Losses++
+	default:
+		r.Draws++
+	}
+	r.History = append(r.History, store.RatingPoint{Time: time.Now().UTC(), Elo: r.Elo, Opponent: opponent, Seed: seed, Outcome: outcome})
+}
+
+// Members returns the global pool as the pool rules see it: Elo from the
+// pool's ratings, metrics from each member's evaluation (evaluating where
+// none is stored).
+func (a *Arena) Members(ctx context.Context) ([]pool.Member, error) {
+	a.defaults()
+	var ms []store.Member
+	ratings := map[string]float64{}
+	err := a.Store.View(func(tx *store.Tx) error {
+		var err error
+		if ms, err = tx.Members(a.GlobalPool()); err != nil {
+			return err
+		}
+		rs, err := tx.Ratings(a.GlobalPool())
+		for _, r := range rs {
+			ratings[r.Policy] = r.Elo
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pool.Member, 0, len(ms))
+	for _, m := range ms {
+		ev, err := a.Evaluate(ctx, m.Policy)
+		if err != nil {
+			return nil, err
+		}
+		e, ok := ratings[m.Policy]
+		if !ok {
+			e = elo.DefaultInitial
+		}
+		out = append(out, pool.Member{ID: m.Policy, Elo: e, Efficiency: ev.Mean.Efficiency,
+			Equality: ev.Mean.Equality, Sustainability: ev.Mean.Sustainability})
+	}
+	return out, nil
+}
+
+// ImportReport says what Import did.
+type ImportReport struct {
+	ID         string
+	New        bool // the policy was not in the store before
+	Evaluation *store.Evaluation
+	Rating     *RateReport
+	Evicted    []string
+}
+
+// Import admits a hand-written policy into the global pool: it must pass
+// the sandbox's admission check (validation, compilation, the 50-step
+// smoke test, the determinism probe); it is stored, evaluated, added to
+// the pool, rated against opponents sampled from it (seeded by rngSeed),
+// and the pool is trimmed to capacity.
+func (a *Arena) Import(ctx context.Context, src []byte, name string, rngSeed uint64) (*ImportReport, error) {
+	a.defaults()
+	if a.Sandbox == nil {
+		return nil, errors.New("import needs a sandbox")
+	}
+	g, _ := ssd.ParseGame(a.Env.Config.Game)
+	if _, err := a.Sandbox.Check(ctx, src, g); err != nil {
+		return nil, err
+	}
+	if err := a.EnsureBaselines(ctx); err != nil {
+		return nil, err
+	}
+	p := &store.Policy{Source: string(src), Name: name, Origin: store.Origin{Operator: "import", Planner: "human"}}
+	rep := &ImportReport{}
+	if err := a.Store.Update(func(tx *store.Tx) (err error) {
+		rep.New, err = tx.PutPolicy(p)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	rep.ID = p.ID
+	ev, err := a.Evaluate(ctx, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	rep.Evaluation = ev
+	members, err := a.Members(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var others []pool.Member
+	for _, m := range members {
+		if m.ID != p.ID {
+			others = append(others, m)
+		}
+	}
+	rng := rand.New(rand.NewPCG(rngSeed, 0x1307))
+	var opponents []string
+	for _, m := range pool.SampleOpponents(others, a.Pool.Opponents, a.Pool.Temperature, rng) {
+		opponents = append(opponents, m.ID)
+	}
+	sort.Strings(opponents)
+	if err := a.Store.Update(func(tx *store.Tx) error {
+		return tx.AddMember(&store.Member{Policy: p.ID, Pool: a.GlobalPool(), Reason: "import"})
+	}); err != nil {
+		return nil, err
+	}
+	if rep.Rating, err = a.Rate(ctx, p.ID, opponents, true); err != nil {
+		return nil, err
+	}
+	rep.Evicted, err = a.Trim(ctx)
+	return rep, err
+}
+
+// Trim evicts members until the global pool is within capacity and
+// returns the evicted ids.
+func (a *Arena) Trim(ctx context.Context) ([]string, error) {
+	a.defaults()
+	members, err := a.Members(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range pool.Evict(members, a.Pool.Capacity) {
+		out = append(out, m.ID)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	err = a.Store.Update(func(tx *store.Tx) error {
+		for _, id := range out {
+			if err := tx.RemoveMember(a.GlobalPool(), id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// League plays a round robin among ids (every pair on every seed, matches
+// taken from the store when already played).
+func (a *Arena) League(ctx context.Context, ids []string, seeds []uint64) (*elo.League, error) {
+	return elo.RoundRobin(ctx, len(ids), seeds, func(ctx context.Context, i, j int, seed uint64) (*elo.Result, error) {
+		m, err := a.Match(ctx, ids[i], ids[j], seed)
+		if err != nil {
+			return nil, err
+		}
+		return &elo.Result{ScoreA: m.ScoreA, ScoreB: m.ScoreB, Outcome: m.Outcome}, nil
+	})
+}
