@@ -12,6 +12,9 @@ import (
 // user's cache (XDG_CACHE_HOME points at a temporary folder), while the Go
 // build cache stays where it is, so that builds stay fast.
 func TestMain(m *testing.M) {
+	if path := os.Getenv("POLICYEVOLVE_TEST_WRITER"); path != "" {
+		os.Exit(writerJob(path))
+	}
 	out, err := exec.Command("go", "env", "GOCACHE").Output()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "go env GOCACHE:", err)

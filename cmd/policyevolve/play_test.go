@@ -131,3 +131,24 @@ func TestPlayInterrupted(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestEveryCommandHasHelp: --help works on every command and subcommand.
+func TestEveryCommandHasHelp(t *testing.T) {
+	var all [][]string
+	for name := range commands {
+		all = append(all, []string{name, "--help"})
+	}
+	for name := range poolCommands {
+		all = append(all, []string{"pool", name, "--help"})
+	}
+	for name := range storeCommands {
+		all = append(all, []string{"store", name, "--help"})
+	}
+	all = append(all, []string{"pool", "--help"}, []string{"store", "--help"})
+	for _, args := range all {
+		code, out, errOut := runCLI(t, context.Background(), args...)
+		if code != 0 || !strings.Contains(out, "Usage: policyevolve") || errOut != "" {
+			t.Errorf("%v: exit %d, out %q, err %q", args, code, out, errOut)
+		}
+	}
+}

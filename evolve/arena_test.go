@@ -1,0 +1,263 @@
+package evolve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"policyevolve/elo"
+	"policyevolve/pool"
+	"policyevolve/sandbox"
+	"policyevolve/store"
+)
+
+var sharedCache string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "policyevolve-evolve-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sharedCache = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// newArena returns an Arena on a small, short Gathering game with a fresh
+// store whose invariants are checked when the test ends.
+func newArena(t *testing.T) *Arena {
+	t.Helper()
+	s, err := store.Open(filepath.Join(t.TempDir(), "arena.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		problems, err := s.Check()
+		if err != nil {
+			t.Error(err)
+		}
+		for _, p := range problems {
+			t.Errorf("store check: %s", p)
+		}
+	})
+	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: sharedCache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := ResolveEnv("gathering", "small", 4, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Arena{Store: s, Sandbox: sb, Env: env, EvalSeeds: []uint64{0, 1}}
+}
+
+func example(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "examples", "policies", name+".go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestEnsureBaselines(t *testing.T) {
+	a := newArena(t)
+	ctx := context.Background()
+	for i := 0; i < 2; i++ { // idempotent
+		if err := a.EnsureBaselines(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	members, err := a.Members(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(members) != len(Baselines) {
+		t.Fatalf("%d members, want the %d baselines", len(members), len(Baselines))
+	}
+	for _, m := range members {
+		if m.Elo != elo.DefaultInitial || m.Efficiency == 0 && m.Equality == 0 {
+			t.Errorf("baseline %+v not rated or not evaluated", m)
+		}
+	}
+}
+
+func TestImportRatesAndIsIdempotent(t *testing.T) {
+	a := newArena(t)
+	ctx := context.Background()
+	rep, err := a.Import(ctx, example(t, "voronoi"), "voronoi", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.New || rep.Evaluation.Status != store.StatusOK || rep.Rating.Games != pool.DefaultOpponents {
+		t.Fatalf("report %+v", rep)
+	}
+	var rating *store.Rating
+	a.Store.View(func(tx *store.Tx) (err error) {
+		rating, err = tx.Rating(a.GlobalPool(), rep.ID)
+		return err
+	})
+	if rating == nil || rating.Games != 4 || len(rating.History) != 4 || rating.Elo != rep.Rating.Elo {
+		t.Fatalf("stored rating %+v", rating)
+	}
+	// The ratings of the pool stay zero-sum around the initial rating.
+	members, _ := a.Members(ctx)
+	sum := 0.0
+	for _, m := range members {
+		sum += m.Elo
+	}
+	if want := float64(len(members)) * elo.DefaultInitial; sum < want-1e-6 || sum > want+1e-6 {
+		t.Fatalf("ratings sum to %v, want %v", sum, want)
+	}
+	// Importing again reuses everything: no new matches, no double count.
+	rep2, err := a.Import(ctx, example(t, "voronoi"), "voronoi", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Store.View(func(tx *store.Tx) (err error) {
+		rating, err = tx.Rating(a.GlobalPool(), rep.ID)
+		return err
+	})
+	if rep2.New || rating.Games != 4 {
+		t.Fatalf("second import: new=%v, %d games", rep2.New, rating.Games)
+	}
+}
+
+func TestImportRefusesBadSources(t *testing.T) {
+	a := newArena(t)
+	_, err := a.Import(context.Background(), []byte("package policy\n\nimport \"os\"\n"), "bad", 0)
+	if !errors.Is(err, sandbox.ErrInvalid) {
+		t.Fatalf("got %v", err)
+	}
+	nondet := []byte(`package policy
+
+import "ssd"
+
+func Policy(v *ssd.View, agent int) int {
+	for a := range map[int]bool{0: true, 1: true, 2: true, 3: true} {
+		return a
+	}
+	return ssd.Stand
+}
+`)
+	if _, err := a.Import(context.Background(), nondet, "nondet", 0); !errors.Is(err, sandbox.ErrNondeterministic) {
+		t.Fatalf("got %v", err)
+	}
+	a.Store.View(func(tx *store.Tx) error {
+		if ps, _ := tx.Policies(); len(ps) != 0 {
+			t.Errorf("refused sources were stored: %d policies", len(ps))
+		}
+		return nil
+	})
+}
+
+// TestFailingPolicies: a policy that fails mid-episode gets a failed
+// evaluation and loses its matches; nothing is an error of the system.
+func TestFailingPolicies(t *testing.T) {
+	a := newArena(t)
+	ctx := context.Background()
+	if err := a.EnsureBaselines(ctx); err != nil {
+		t.Fatal(err)
+	}
+	src := "package policy\n\nimport \"ssd\"\n\nfunc Policy(v *ssd.View, agent int) int {\n\tif v.Step() == 120 {\n\t\tpanic(\"late\")\n\t}\n\treturn v.GreedyAction(agent)\n}\n"
+	p := &store.Policy{Source: src}
+	if err := a.Store.Update(func(tx *store.Tx) (err error) { _, err = tx.PutPolicy(p); return err }); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := a.Evaluate(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Status != store.StatusFailed || ev.PerSeed[0].Steps != 120 || !strings.Contains(ev.PerSeed[0].Error, "panic at step 120") {
+		t.Fatalf("evaluation %+v", ev)
+	}
+	members, _ := a.Members(ctx)
+	m, err := a.Match(ctx, p.ID, members[0].ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Outcome != elo.Loss || !strings.Contains(m.Error, "panic") {
+		t.Fatalf("match %+v", m)
+	}
+	if pool.Promote(1, ev.Status == store.StatusOK, pool.DefaultPromoteThreshold) {
+		t.Fatal("a policy failing its self-play would be promoted")
+	}
+}
+
+func TestTrimToCapacity(t *testing.T) {
+	a := newArena(t)
+	a.Pool.Capacity = 3
+	ctx := context.Background()
+	rep, err := a.Import(ctx, example(t, "voronoi"), "voronoi", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Evicted) != 2 {
+		t.Fatalf("evicted %v from 5 members at capacity 3", rep.Evicted)
+	}
+	var members []store.Member
+	a.Store.View(func(tx *store.Tx) (err error) {
+		members, err = tx.Members(a.GlobalPool())
+		return err
+	})
+	if len(members) != 3 {
+		t.Fatalf("%d members", len(members))
+	}
+}
+
+func TestLeague(t *testing.T) {
+	a := newArena(t)
+	ctx := context.Background()
+	if err := a.EnsureBaselines(ctx); err != nil {
+		t.Fatal(err)
+	}
+	members, _ := a.Members(ctx)
+	ids := []string{members[0].ID, members[1].ID, members[2].ID}
+	l, err := a.League(ctx, ids, []uint64{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Games[0][1] != 2 || len(l.Ratings) != 3 {
+		t.Fatalf("league %+v", l)
+	}
+	// A second league replays nothing: every match comes from the store.
+	var before int
+	a.Store.View(func(tx *store.Tx) error {
+		ms, _ := tx.MatchesOf(ids[0])
+		before = len(ms)
+		return nil
+	})
+	if _, err := a.League(ctx, ids, []uint64{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	a.Store.View(func(tx *store.Tx) error {
+		if ms, _ := tx.MatchesOf(ids[0]); len(ms) != before {
+			t.Errorf("matches grew from %d to %d", before, len(ms))
+		}
+		return nil
+	})
+}
+
+func TestResolveEnv(t *testing.T) {
+	e, err := ResolveEnv("cleanup", "", 10, 1000)
+	if err != nil || e.Config.Key() != "cleanup/default/10/1000" {
+		t.Fatalf("%+v %v", e.Config, err)
+	}
+	path := filepath.Join(t.TempDir(), "m.txt")
+	os.WriteFile(path, []byte("@@@@@\n@PAA@\n@@@@@\n"), 0o644)
+	e, err = ResolveEnv("gathering", path, 2, 100)
+	if err != nil || !strings.HasPrefix(e.Config.Map, "file:") {
+		t.Fatalf("%+v %v", e.Config, err)
+	}
+	for _, bad := range [][]any{{"chess", "", 2, 10}, {"gathering", "nowhere", 2, 10}, {"gathering", "", 0, 10}, {"gathering", "", 2, 0}} {
+		if _, err := ResolveEnv(bad[0].(string), bad[1].(string), bad[2].(int), bad[3].(int)); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
