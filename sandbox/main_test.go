@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
+
+	"policyevolve/envs"
+	"policyevolve/envs/ssd"
 )
 
 // testCache holds the native workers built by this test run; it is removed
@@ -14,6 +18,9 @@ import (
 var testCache string
 
 func TestMain(m *testing.M) {
+	if cache := os.Getenv("SANDBOX_TEST_HOST"); cache != "" {
+		os.Exit(hostThatDies(cache))
+	}
 	dir, err := os.MkdirTemp("", "policyevolve-sandbox-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -84,4 +91,30 @@ func compile(t testing.TB, sb *Sandbox, src string) *Program {
 		t.Fatalf("compile: %v", err)
 	}
 	return p
+}
+
+// hostThatDies is TestWorkersDieWithTheHost's child: it starts a worker
+// whose policy never returns (with a step deadline far away, so that no
+// watchdog ends it), prints the worker's pid and waits to be killed.
+func hostThatDies(cache string) int {
+	sb, err := New(Config{Backend: Native, CacheDir: cache, StepTimeout: time.Hour})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	src := "package policy\n\nimport \"ssd\"\n\nfunc Policy(v *ssd.View, agent int) int {\n\tfor {\n\t}\n}\n"
+	prog, err := sb.Compile(context.Background(), []byte(src))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	m, _ := envs.BuiltinMap(ssd.Gathering, "small")
+	env, _ := envs.New(envs.Config{Map: m, Agents: 2})
+	go envs.Run(context.Background(), env, []envs.Seat{{Actor: prog.Actor(), Agents: []int{0, 1}}}, envs.Options{})
+	for len(children()) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // into the endless step
+	fmt.Println(children()[0])
+	select {}
 }

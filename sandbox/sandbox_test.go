@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
@@ -116,5 +121,76 @@ func TestActorCancelled(t *testing.T) {
 		if !errors.Is(err, context.Canceled) || res.Steps != 20 {
 			t.Fatalf("%s: got %v after %d steps", be, err, res.Steps)
 		}
+	}
+}
+
+// TestWorkerEnvironment: a worker sees none of the host's environment (no
+// API keys, no YAEGI_* switches), only its own settings.
+func TestWorkerEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-secret")
+	t.Setenv("YAEGI_AST_DOT", "1")
+	t.Setenv("HOME_SECRET", "x")
+	for _, be := range backends {
+		prog := example(t, be, "bfs")
+		w, err := prog.sb.start(prog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond) // let it re-execute under its limits
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", w.cmd.Process.Pid))
+		w.close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, kv := range strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00") {
+			k, _, _ := strings.Cut(kv, "=")
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		want := []string{"GOMAXPROCS", "MALLOC_ARENA_MAX", "POLICYEVOLVE_WORKER_LIMITED", "POLICYEVOLVE_WORKER_LIMITS"}
+		if be == Yaegi {
+			want = append(want, "POLICYEVOLVE_SANDBOX_WORKER")
+			sort.Strings(want)
+		}
+		if strings.Join(keys, " ") != strings.Join(want, " ") {
+			t.Errorf("%s worker environment: %v, want %v", be, keys, want)
+		}
+	}
+}
+
+// TestWorkersDieWithTheHost: when the host is killed with SIGKILL (no
+// chance to clean up), its workers die too.
+func TestWorkersDieWithTheHost(t *testing.T) {
+	host := exec.Command(os.Args[0], "-test.run=^$")
+	host.Env = append(os.Environ(), "SANDBOX_TEST_HOST="+testCache)
+	out, err := host.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscan(out, &pid); err != nil || pid <= 0 {
+		host.Process.Kill()
+		t.Fatalf("no worker pid from the host: %v", err)
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+		t.Fatalf("worker %d is not running", pid)
+	}
+	host.Process.Signal(syscall.SIGKILL)
+	host.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || strings.Contains(string(b), ") Z ") {
+			return // gone (or a zombie awaiting its new parent)
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("worker %d outlived its killed host", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
