@@ -159,3 +159,46 @@ func parseFlags(fs *flagSet, args []string, positional bool) error {
 	}
 	return nil
 }
+
+// runGroup dispatches a command with subcommands ("pool ls"): help when
+// asked (or when the subcommand is missing, then a usage error), else the
+// subcommand.
+func runGroup(ctx context.Context, group, about string, cmds map[string]command, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintf(stdout, "Usage: policyevolve %s SUBCOMMAND [flags]\n\n%s\n\n", group, about)
+		names := make([]string, 0, len(cmds))
+		for n := range cmds {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(stdout, "  %-8s %s\n", n, cmds[n].summary)
+		}
+		if len(args) == 0 {
+			return usagef("missing subcommand")
+		}
+		return nil
+	}
+	sub, ok := cmds[args[0]]
+	if !ok {
+		return usagef("unknown subcommand %q", args[0])
+	}
+	return sub.run(ctx, args[1:], stdout, stderr)
+}
+
+// policyArgs parses flags and exactly n policy ids (in any order with the
+// flags).
+func policyArgs(fs *flagSet, args []string, n int) ([]string, error) {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) != n {
+		word := "one policy id"
+		if n == 2 {
+			word = "two policy ids"
+		}
+		return nil, usagef("want %s, got %d arguments", word, len(pos))
+	}
+	return pos, nil
+}

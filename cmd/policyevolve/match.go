@@ -21,12 +21,9 @@ changed: rating happens in pools.`, stdout)
 	eo.register(fs)
 	sbo.register(fs)
 	fs.StringVar(&seeds, "seeds", "0-4", "match seeds")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := policyArgs(fs, args, 2)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 2 {
-		return usagef("want two policy ids")
 	}
 	arena, err := openArena(&so, &eo, &sbo, "0", seeds, stderr)
 	if err != nil {

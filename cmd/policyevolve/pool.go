@@ -27,30 +27,8 @@ var poolCommands = map[string]command{
 }
 
 func cmdPool(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintln(stdout, "Usage: policyevolve pool SUBCOMMAND [flags]")
-		fmt.Fprintln(stdout)
-		fmt.Fprintln(stdout, "The pools of the store: global pools of elite policies per environment (game,")
-		fmt.Fprintln(stdout, "map, agents, steps), rated by Elo. Policy ids accept unique prefixes.")
-		fmt.Fprintln(stdout)
-		names := make([]string, 0, len(poolCommands))
-		for n := range poolCommands {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			fmt.Fprintf(stdout, "  %-8s %s\n", n, poolCommands[n].summary)
-		}
-		if len(args) == 0 {
-			return usagef("missing subcommand")
-		}
-		return nil
-	}
-	sub, ok := poolCommands[args[0]]
-	if !ok {
-		return usagef("unknown subcommand %q", args[0])
-	}
-	return sub.run(ctx, args[1:], stdout, stderr)
+	return runGroup(ctx, "pool", `The pools of the store: global pools of elite policies per environment (game,
+map, agents, steps), rated by Elo. Policy ids accept unique prefixes.`, poolCommands, args, stdout, stderr)
 }
 
 // ---- ls
@@ -217,12 +195,9 @@ Show everything the store knows of a policy: its source and origin, the
 pools it is in with its rating history, every evaluation with per-seed
 metrics, and every match it played.`, stdout)
 	so.register(fs)
-	pos, err := parseInterspersed(fs, args)
+	pos, err := policyArgs(fs, args, 1)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one policy id")
 	}
 	s, err := so.open(true)
 	if err != nil {
@@ -342,12 +317,9 @@ func cmdPoolDiff(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var so storeOptions
 	fs := newFlagSet("pool diff", "A B [flags]", "Show how the source of policy B differs from policy A's, line by line.", stdout)
 	so.register(fs)
-	pos, err := parseInterspersed(fs, args)
+	pos, err := policyArgs(fs, args, 2)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 2 {
-		return usagef("want two policy ids")
 	}
 	s, err := so.open(true)
 	if err != nil {
@@ -386,12 +358,9 @@ func cmdPoolLineage(ctx context.Context, args []string, stdout, stderr io.Writer
 	var so storeOptions
 	fs := newFlagSet("pool lineage", "ID [flags]", "Show a policy's ancestry: its parents, their parents, and so on, as a tree.", stdout)
 	so.register(fs)
-	pos, err := parseInterspersed(fs, args)
+	pos, err := policyArgs(fs, args, 1)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one policy id")
 	}
 	s, err := so.open(true)
 	if err != nil {
@@ -443,12 +412,9 @@ func cmdPoolExport(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := newFlagSet("pool export", "ID [-o FILE] [flags]", "Write a policy's source to stdout, or to FILE.", stdout)
 	so.register(fs)
 	fs.StringVar(&out, "o", "", "write to this file instead of stdout")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := policyArgs(fs, args, 1)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one policy id")
 	}
 	s, err := so.open(true)
 	if err != nil {
@@ -578,12 +544,9 @@ Remove a policy from every pool it is in, with its ratings there. The
 policy itself, its evaluations and matches stay in the store (its lineage
 and history remain).`, stdout)
 	so.register(fs)
-	pos, err := parseInterspersed(fs, args)
+	pos, err := policyArgs(fs, args, 1)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one policy id")
 	}
 	s, err := so.open(false)
 	if err != nil {

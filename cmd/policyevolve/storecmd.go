@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 
 	"policyevolve/store"
 )
@@ -15,27 +14,7 @@ var storeCommands = map[string]command{
 }
 
 func cmdStore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintln(stdout, "Usage: policyevolve store SUBCOMMAND [flags]")
-		fmt.Fprintln(stdout)
-		names := make([]string, 0, len(storeCommands))
-		for n := range storeCommands {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			fmt.Fprintf(stdout, "  %-8s %s\n", n, storeCommands[n].summary)
-		}
-		if len(args) == 0 {
-			return usagef("missing subcommand")
-		}
-		return nil
-	}
-	sub, ok := storeCommands[args[0]]
-	if !ok {
-		return usagef("unknown subcommand %q", args[0])
-	}
-	return sub.run(ctx, args[1:], stdout, stderr)
+	return runGroup(ctx, "store", "Maintenance of the store file.", storeCommands, args, stdout, stderr)
 }
 
 func cmdStoreCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
