@@ -184,10 +184,10 @@ func Crowding(members []Member, front []int) map[int]float64 {
 			return objectives(members[idx[a]])[o] < objectives(members[idx[b]])[o]
 		})
 		lo, hi := objectives(members[idx[0]])[o], objectives(members[idx[len(idx)-1]])[o]
-		d[idx[0]], d[idx[len(idx)-1]] = math.Inf(1), math.Inf(1)
 		if hi == lo {
-			continue
+			continue // everyone alike on this objective: no ends to protect
 		}
+		d[idx[0]], d[idx[len(idx)-1]] = math.Inf(1), math.Inf(1)
 		for k := 1; k < len(idx)-1; k++ {
 			d[idx[k]] += (objectives(members[idx[k+1]])[o] - objectives(members[idx[k-1]])[o]) / (hi - lo)
 		}

@@ -109,6 +109,18 @@ func TestEvict(t *testing.T) {
 				{ID: "c3", Elo: 1390, Efficiency: 3.10, Equality: 0.29, Sustainability: 302},
 				{ID: "fair", Elo: 1100, Efficiency: 2.00, Equality: 0.95, Sustainability: 250},
 			}, 3, []string{"c2"}},
+		// One front trading Elo for efficiency; equality and sustainability
+		// are the same for everyone (as for failed evaluations, or new
+		// members): those objectives protect no one, whatever the input
+		// order, and the two real extremes b and d stay.
+		{"constant objectives protect no one",
+			[]Member{
+				{ID: "a", Elo: 1100, Efficiency: 2.00},
+				{ID: "b", Elo: 1000, Efficiency: 3.00},
+				{ID: "c", Elo: 1101, Efficiency: 1.99},
+				{ID: "d", Elo: 1300, Efficiency: 0.50},
+				{ID: "e", Elo: 1102, Efficiency: 1.98},
+			}, 2, []string{"c", "a", "e"}},
 		{"several rounds",
 			[]Member{
 				{ID: "a", Elo: 1500, Efficiency: 5, Equality: 1, Sustainability: 900},
