@@ -135,7 +135,8 @@ func TestBradleyTerryKnownSmallMatrix(t *testing.T) {
 	}
 	// An unbeaten player stays finite; a player who met nobody sits at 1200.
 	r = BradleyTerry([][]float64{{0, 5, 0}, {0, 0, 0}, {0, 0, 0}})
-	if math.IsInf(r[0], 0) || math.IsNaN(r[0]) || r[0] <= r[1] {
+	if math.IsInf(r[0], 0) || math.IsNaN(r[0]) || r[0] <= r[1] || r[2] != DefaultInitial ||
+		!near((r[0]+r[1])/2, DefaultInitial, 1e-6) {
 		t.Fatalf("ratings %v", r)
 	}
 }

@@ -81,7 +81,7 @@ func square(n int) [][]float64 {
 // mean is DefaultInitial. It uses Hunter's MM iteration. Every pair that
 // met also gets one virtual draw, a weak prior that keeps an unbeaten or
 // winless player's rating finite. Players who met nobody get
-// DefaultInitial.
+// DefaultInitial, and the others are centred on it.
 func BradleyTerry(wins [][]float64) []float64 {
 	n := len(wins)
 	w := square(n)
@@ -95,6 +95,14 @@ func BradleyTerry(wins [][]float64) []float64 {
 			if g > 0 {
 				w[i][j] = wins[i][j] + 0.5
 				games[i][j] = g + 1
+			}
+		}
+	}
+	connected := make([]bool, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if games[i][j] > 0 {
+				connected[i] = true
 			}
 		}
 	}
@@ -119,14 +127,22 @@ func BradleyTerry(wins [][]float64) []float64 {
 			}
 			next[i] = wi / denom
 		}
-		// Normalise: geometric mean 1.
-		logSum := 0.0
-		for _, x := range next {
-			logSum += math.Log(x)
+		// Normalise: geometric mean 1 over the players who met someone.
+		logSum, met := 0.0, 0
+		for i, x := range next {
+			if connected[i] {
+				logSum += math.Log(x)
+				met++
+			}
 		}
-		g := math.Exp(logSum / float64(n))
+		g := 1.0
+		if met > 0 {
+			g = math.Exp(logSum / float64(met))
+		}
 		for i := range next {
-			next[i] /= g
+			if connected[i] {
+				next[i] /= g
+			}
 			change = math.Max(change, math.Abs(math.Log(next[i])-math.Log(p[i])))
 		}
 		p = next
@@ -135,14 +151,23 @@ func BradleyTerry(wins [][]float64) []float64 {
 		}
 	}
 	out := make([]float64, n)
-	mean := 0.0
+	mean, met := 0.0, 0
 	for i, x := range p {
 		out[i] = 400 * math.Log10(x)
-		mean += out[i]
+		if connected[i] {
+			mean += out[i]
+			met++
+		}
 	}
-	mean /= float64(n)
+	if met > 0 {
+		mean /= float64(met)
+	}
 	for i := range out {
-		out[i] += DefaultInitial - mean
+		if connected[i] {
+			out[i] += DefaultInitial - mean
+		} else {
+			out[i] = DefaultInitial
+		}
 	}
 	return out
 }
