@@ -1,9 +1,11 @@
 package store
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
@@ -24,10 +26,13 @@ func (s *Store) Check() ([]string, error) {
 	return problems, err
 }
 
+// maxProblems caps the problems Check lists.
+const maxProblems = 200
+
 func checkTx(tx *bolt.Tx) []string {
 	var out []string
 	add := func(format string, args ...any) {
-		if len(out) < 200 {
+		if len(out) < maxProblems {
 			out = append(out, fmt.Sprintf(format, args...))
 		}
 	}
@@ -94,6 +99,9 @@ func checkTx(tx *bolt.Tx) []string {
 		}
 		known("matches", "a match", m.A)
 		known("matches", "a match", m.B)
+		if m.Outcome != 0 && m.Outcome != 0.5 && m.Outcome != 1 {
+			add("matches: %q has outcome %v (want 0, 0.5 or 1)", k, m.Outcome)
+		}
 		if string(matchKey(m.A, m.B, m.Env, m.Seed)) != string(k) {
 			add("matches: record under %q does not match its key", k)
 		}
@@ -149,16 +157,29 @@ func checkTx(tx *bolt.Tx) []string {
 		}
 		return nil
 	})
+	seqKey := func(bucket string, k []byte, id uint64) {
+		if len(k) != 8 || binary.BigEndian.Uint64(k) != id {
+			add("%s: record under %x has id %d", bucket, k, id)
+		}
+	}
 	tx.Bucket(bCritiques).ForEach(func(k, v []byte) error {
 		var c Critique
-		decode("critiques", k, v, &c)
+		if decode("critiques", k, v, &c) {
+			seqKey("critiques", k, c.ID)
+			known("critiques", "a critique", c.Policy)
+		}
 		return nil
 	})
 	tx.Bucket(bLLMCalls).ForEach(func(k, v []byte) error {
 		var c LLMCall
-		decode("llm_calls", k, v, &c)
+		if decode("llm_calls", k, v, &c) {
+			seqKey("llm_calls", k, c.ID)
+		}
 		return nil
 	})
+	if len(out) == maxProblems {
+		out = append(out, "… more problems not listed")
+	}
 	return out
 }
 
@@ -177,12 +198,13 @@ func (s *Store) Compact() (before, after int64, err error) {
 		return 0, 0, err
 	}
 	defer src.Close()
+	mode := os.FileMode(0o644)
 	if st, err := os.Stat(s.path); err == nil {
-		before = st.Size()
+		before, mode = st.Size(), st.Mode().Perm()
 	}
 	tmp := s.path + ".compact"
 	os.Remove(tmp)
-	dst, err := bolt.Open(tmp, 0o644, &bolt.Options{Timeout: s.opt.Timeout})
+	dst, err := bolt.Open(tmp, mode, &bolt.Options{Timeout: s.opt.Timeout})
 	if err != nil {
 		return 0, 0, fmt.Errorf("compact: %w", err)
 	}
@@ -199,11 +221,19 @@ func (s *Store) Compact() (before, after int64, err error) {
 		err = cerr
 	}
 	if err == nil {
+		err = os.Chmod(tmp, mode) // bolt.Open's mode is filtered by the umask
+	}
+	if err == nil {
 		err = os.Rename(tmp, s.path)
 	}
 	if err != nil {
 		os.Remove(tmp)
 		return 0, 0, fmt.Errorf("compact: %w", err)
+	}
+	// Make the rename itself durable before anyone commits to the new file.
+	if dir, err := os.Open(filepath.Dir(s.path)); err == nil {
+		dir.Sync()
+		dir.Close()
 	}
 	if st, err := os.Stat(s.path); err == nil {
 		after = st.Size()

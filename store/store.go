@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -65,9 +66,10 @@ type Options struct {
 // operations (see the package documentation); it is safe for concurrent
 // use.
 type Store struct {
-	path string
-	opt  Options
-	mu   sync.RWMutex // one writer or many readers of this process at a time
+	path     string
+	opt      Options
+	mu       sync.RWMutex // one writer or many readers of this process at a time
+	creating bool         // only Open may create the file
 }
 
 // DefaultPath is the store used when neither --store nor
@@ -81,14 +83,30 @@ func Open(path string, opt Options) (*Store, error) {
 	if opt.Timeout <= 0 {
 		opt.Timeout = 10 * time.Second
 	}
-	s := &Store{path: path, opt: opt}
-	if opt.ReadOnly {
-		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("open store: %w", err)
-		}
-		return s, s.View(func(tx *Tx) error { return checkSchema(tx.b, false) })
+	// Follow a symbolic link once, so that Compact replaces the file and
+	// not the link.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
 	}
-	return s, s.Update(func(tx *Tx) error { return initSchema(tx.b) })
+	s := &Store{path: path, opt: opt}
+	st, err := os.Stat(path)
+	switch {
+	case err != nil && (opt.ReadOnly || !errors.Is(err, os.ErrNotExist)):
+		return nil, fmt.Errorf("open store: %w", err)
+	case err == nil && st.Size() > 0:
+		// An existing file is identified read-only first: a writable open
+		// of a foreign bbolt file could already write to it (bbolt syncs
+		// some freelists when it opens).
+		if err := s.view(func(tx *bolt.Tx) error { return identify(tx, !opt.ReadOnly) }); err != nil {
+			return nil, err
+		}
+	}
+	if opt.ReadOnly {
+		return s, nil
+	}
+	s.creating = true
+	defer func() { s.creating = false }()
+	return s, s.update(initSchema)
 }
 
 // Path is the store's file.
@@ -98,12 +116,16 @@ func (s *Store) Path() string { return s.path }
 // was replaced (by Compact) between opening and locking it, so that no
 // write lands in an orphaned file.
 func (s *Store) open(readOnly bool) (*bolt.DB, error) {
-	for attempt := 0; ; attempt++ {
+	start := time.Now()
+	for {
 		var f *os.File
 		opts := &bolt.Options{
 			Timeout:  s.opt.Timeout,
 			ReadOnly: readOnly,
 			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+				if !s.creating {
+					flag &^= os.O_CREATE // a store that vanished is an error, not a new store
+				}
 				var err error
 				f, err = os.OpenFile(name, flag, perm)
 				return f, err
@@ -117,6 +139,8 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 			case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum),
 				strings.Contains(err.Error(), "invalid database"), strings.Contains(err.Error(), "file size too small"):
 				return nil, fmt.Errorf("%w: %s: %v", ErrNotStore, s.path, err)
+			case errors.Is(err, os.ErrNotExist):
+				return nil, fmt.Errorf("store %s: the file is gone (moved or deleted while in use)", s.path)
 			}
 			return nil, fmt.Errorf("open store %s: %w", s.path, err)
 		}
@@ -125,10 +149,13 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 		if err1 == nil && err2 == nil && os.SameFile(locked, named) {
 			return db, nil
 		}
+		// Replaced (by Compact) between opening and locking: try again on
+		// the new file, for as long as a lock may be waited for.
 		db.Close()
-		if attempt >= 5 {
-			return nil, fmt.Errorf("open store %s: the file keeps being replaced", s.path)
+		if time.Since(start) > s.opt.Timeout {
+			return nil, fmt.Errorf("%w: %s kept being replaced for %v", ErrBusy, s.path, s.opt.Timeout)
 		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -140,6 +167,28 @@ type Tx struct {
 
 // View runs fn in a read-only transaction.
 func (s *Store) View(fn func(*Tx) error) error {
+	return s.view(func(b *bolt.Tx) error {
+		// Another process may have migrated or replaced the store since
+		// Open: check every time (one Get).
+		if err := checkSchema(b, false); err != nil {
+			return err
+		}
+		return fn(&Tx{b})
+	})
+}
+
+// Update runs fn in a read-write transaction, committed if fn returns nil.
+// Keep fn short: never run an evaluation or an LLM call inside it.
+func (s *Store) Update(fn func(*Tx) error) error {
+	return s.update(func(b *bolt.Tx) error {
+		if err := checkSchema(b, false); err != nil {
+			return err
+		}
+		return fn(&Tx{b})
+	})
+}
+
+func (s *Store) view(fn func(*bolt.Tx) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	db, err := s.open(true)
@@ -147,12 +196,10 @@ func (s *Store) View(fn func(*Tx) error) error {
 		return err
 	}
 	defer db.Close()
-	return db.View(func(b *bolt.Tx) error { return fn(&Tx{b}) })
+	return db.View(fn)
 }
 
-// Update runs fn in a read-write transaction, committed if fn returns nil.
-// Keep fn short: never run an evaluation or an LLM call inside it.
-func (s *Store) Update(fn func(*Tx) error) error {
+func (s *Store) update(fn func(*bolt.Tx) error) error {
 	if s.opt.ReadOnly {
 		return fmt.Errorf("store %s is open read-only", s.path)
 	}
@@ -162,7 +209,7 @@ func (s *Store) Update(fn func(*Tx) error) error {
 	if err != nil {
 		return err
 	}
-	err = db.Update(func(b *bolt.Tx) error { return fn(&Tx{b}) })
+	err = db.Update(fn)
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close store: %w", cerr)
 	}
@@ -216,6 +263,28 @@ func initSchema(tx *bolt.Tx) error {
 		}
 	}
 	return meta.Put(kSchema, u64(SchemaVersion))
+}
+
+// identify accepts a policyevolve store (see checkSchema) and a bbolt
+// file without any bucket (a store whose creation was interrupted before
+// its first commit); it refuses a bbolt database of anything else.
+func identify(tx *bolt.Tx, canMigrate bool) error {
+	if tx.Bucket(bMeta) != nil {
+		return checkSchema(tx, canMigrate)
+	}
+	var names []string
+	tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+		names = append(names, string(name))
+		return nil
+	})
+	if len(names) == 0 {
+		if !canMigrate {
+			return fmt.Errorf("%w: an empty bbolt database (open it once with a writing command)", ErrNotStore)
+		}
+		return nil
+	}
+	sort.Strings(names)
+	return fmt.Errorf("%w: a bbolt database with buckets %s and no policyevolve metadata", ErrNotStore, strings.Join(names, ", "))
 }
 
 // checkSchema verifies the store's identity and version. Older versions are

@@ -193,6 +193,9 @@ func TestReferencesMustExist(t *testing.T) {
 		"evaluation": func(tx *Tx) error { return tx.PutEvaluation(&Evaluation{Policy: "beef", Env: env}) },
 		"match":      func(tx *Tx) error { return tx.PutMatch(&Match{A: a, B: "beef", Env: env}) },
 		"member":     func(tx *Tx) error { return tx.AddMember(&Member{Policy: "beef", Pool: "global/x"}) },
+		"rating of a non-member": func(tx *Tx) error {
+			return tx.PutRating(&Rating{Policy: a, Pool: "global/x", Elo: 1200})
+		},
 	} {
 		if err := s.Update(fn); !errors.Is(err, ErrNotFound) {
 			t.Errorf("%s with an unknown policy: %v", name, err)
@@ -270,7 +273,7 @@ func TestRefusesForeignFiles(t *testing.T) {
 		msg  string
 	}{
 		{text, ErrNotStore, "not a policyevolve store"},
-		{foreign, ErrNotStore, "no policyevolve metadata"},
+		{foreign, ErrNotStore, "a bbolt database with buckets users and no policyevolve metadata"},
 		{newer, ErrNewerSchema, fmt.Sprintf("schema %d, this policyevolve knows %d", SchemaVersion+1, SchemaVersion)},
 	} {
 		before := fileHash(t, c.path)
@@ -284,6 +287,72 @@ func TestRefusesForeignFiles(t *testing.T) {
 			t.Errorf("%s was modified", filepath.Base(c.path))
 		}
 	}
+}
+
+// TestForeignBboltWithFreelistSyncUntouched: bbolt commits at open when a
+// database does not sync its freelist; identifying the file read-only
+// first keeps even that from happening to a foreign file.
+func TestForeignBboltWithFreelistSyncUntouched(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "etcd-like.db")
+	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: time.Second, NoFreelistSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Update(func(tx *bolt.Tx) error {
+		b, _ := tx.CreateBucket([]byte("key"))
+		return b.Put([]byte("a"), []byte("b"))
+	})
+	db.Close()
+	before := fileHash(t, path)
+	if _, err := Open(path, Options{}); !errors.Is(err, ErrNotStore) {
+		t.Fatalf("got %v", err)
+	}
+	if fileHash(t, path) != before {
+		t.Fatal("the foreign file was written to")
+	}
+}
+
+// TestInterruptedCreation: a bbolt file left without buckets (the creating
+// process died before its first commit) becomes a store on the next open.
+func TestInterruptedCreation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "half.db")
+	db, _ := bolt.Open(path, 0o644, &bolt.Options{Timeout: time.Second})
+	db.Close()
+	if _, err := Open(path, Options{ReadOnly: true}); !errors.Is(err, ErrNotStore) {
+		t.Fatalf("read-only: %v", err)
+	}
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCheck(t, s)
+}
+
+// TestVanishedStore: a store deleted or replaced by a newer schema while a
+// process uses it gives clear errors, and is not silently recreated.
+func TestVanishedStore(t *testing.T) {
+	s := newStore(t)
+	path := s.Path()
+	data, _ := os.ReadFile(path)
+	os.Remove(path)
+	err := s.Update(func(tx *Tx) error { _, err := tx.PutPolicy(&Policy{Source: "x"}); return err })
+	if err == nil || !strings.Contains(err.Error(), "the file is gone") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("the vanished store was recreated")
+	}
+	os.WriteFile(path, data, 0o644)
+	db, _ := bolt.Open(path, 0o644, &bolt.Options{Timeout: time.Second})
+	db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bMeta).Put(kSchema, u64(SchemaVersion+1)) })
+	db.Close()
+	err = s.View(func(*Tx) error { return nil })
+	if !errors.Is(err, ErrNewerSchema) {
+		t.Fatalf("after another program migrated the store: %v", err)
+	}
+	db, _ = bolt.Open(path, 0o644, &bolt.Options{Timeout: time.Second})
+	db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bMeta).Put(kSchema, u64(SchemaVersion)) })
+	db.Close()
 }
 
 func TestCorruptStoreIsReportedNotOverwritten(t *testing.T) {
@@ -365,9 +434,13 @@ func TestCompact(t *testing.T) {
 		}
 		return nil
 	})
+	os.Chmod(s.Path(), 0o600)
 	before, after, err := s.Compact()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if st, _ := os.Stat(s.Path()); st.Mode().Perm() != 0o600 {
+		t.Errorf("compaction changed the mode to %v", st.Mode().Perm())
 	}
 	if after >= before {
 		t.Fatalf("compaction did not shrink the file: %d -> %d", before, after)

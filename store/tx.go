@@ -297,8 +297,15 @@ func (tx *Tx) PoolsOf(policy string) ([]string, error) {
 	return out, nil
 }
 
-// PutRating stores a policy's rating in a pool.
+// PutRating stores a policy's rating in a pool, of which it must be a
+// member.
 func (tx *Tx) PutRating(r *Rating) error {
+	if p, _ := nested(tx.b, bPools, r.Pool, false); p == nil || p.Get([]byte(r.Policy)) == nil {
+		return fmt.Errorf("rate %.12s in %s: not a member: %w", r.Policy, r.Pool, ErrNotFound)
+	}
+	if r.Games != r.Wins+r.Draws+r.Losses {
+		return fmt.Errorf("rate %.12s in %s: %d games but %d+%d+%d results", r.Policy, r.Pool, r.Games, r.Wins, r.Draws, r.Losses)
+	}
 	b, err := nested(tx.b, bRatings, r.Pool, true)
 	if err != nil {
 		return err
