@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -84,6 +85,8 @@ type Arena struct {
 
 	mu       sync.Mutex
 	programs map[string]*sandbox.Program
+
+	beforeApply func() // test hook: runs between playing and applying Rate's matches
 }
 
 func (a *Arena) logf(format string, args ...any) {
@@ -103,6 +106,10 @@ func (a *Arena) defaults() {
 		a.K = elo.DefaultK
 	}
 	a.Pool = a.Pool.WithDefaults()
+	// Seed lists are sets: one order, so that "4,3,2,1,0" finds the
+	// evaluation stored for "0-4".
+	a.EvalSeeds = slices.Compact(slices.Sorted(slices.Values(a.EvalSeeds)))
+	a.MatchSeeds = slices.Compact(slices.Sorted(slices.Values(a.MatchSeeds)))
 }
 
 // GlobalPool is the name of this environment's global pool.
@@ -292,7 +299,16 @@ func (a *Arena) Match(ctx context.Context, idA, idB string, seed uint64) (*store
 	a.defaults()
 	var m *store.Match
 	err := a.Store.View(func(tx *store.Tx) (err error) {
-		m, err = tx.Match(idA, idB, a.Env.Config, seed)
+		if m, err = tx.Match(idA, idB, a.Env.Config, seed); !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		// The same match with the sides named the other way round is the
+		// same two episodes: reuse it, mirrored.
+		r, err := tx.Match(idB, idA, a.Env.Config, seed)
+		if err == nil {
+			m = &store.Match{A: idA, B: idB, Env: r.Env, Seed: r.Seed, ScoreA: r.ScoreB, ScoreB: r.ScoreA,
+				Outcome: 1 - r.Outcome, Error: r.Error, Created: r.Created}
+		}
 		return err
 	})
 	if err == nil {
@@ -353,36 +369,20 @@ type RateReport struct {
 // WinRate is the candidate's share of points.
 func (r *RateReport) WinRate() float64 { return pool.WinRate(r.Points, r.Games) }
 
-// Rate plays the candidate against each opponent on every match seed and
-// applies the Elo updates, one match at a time, to both sides' ratings in
-// the global pool (the candidate from its current rating, or
-// elo.DefaultInitial). With commit the ratings and their histories are
-// stored (the candidate must then be a member of the pool); without, only
-// the matches are. Matches already in the candidate's rating history are
-// not counted twice.
+// Rate plays the candidate against each opponent on every match seed (or
+// takes the matches from the store), then applies the Elo updates, one
+// match at a time, to both sides' ratings in the global pool: the
+// candidate from its current rating or elo.DefaultInitial. A match already
+// in either side's rating history is not counted again, so Rate can be
+// repeated, or resumed after a crash, without counting twice.
+//
+// With commit, the updates are read, applied and written in one
+// transaction, against the ratings as they are at that moment, so two
+// processes rating at once cannot overwrite each other; the candidate
+// must be a member of the pool, and opponents that are no longer members
+// keep no rating. Without commit, nothing but the matches is stored.
 func (a *Arena) Rate(ctx context.Context, candidate string, opponents []string, commit bool) (*RateReport, error) {
 	a.defaults()
-	gp := a.GlobalPool()
-	ratings := map[string]*store.Rating{}
-	err := a.Store.View(func(tx *store.Tx) error {
-		for _, id := range append([]string{candidate}, opponents...) {
-			r, err := tx.Rating(gp, id)
-			if errors.Is(err, store.ErrNotFound) {
-				r = &store.Rating{Policy: id, Pool: gp, Elo: elo.DefaultInitial}
-			} else if err != nil {
-				return err
-			}
-			ratings[id] = r
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	played := map[string]bool{}
-	for _, h := range ratings[candidate].History {
-		played[h.Opponent+"/"+strconv.FormatUint(h.Seed, 10)] = true
-	}
 	rep := &RateReport{}
 	for _, opp := range opponents {
 		for _, seed := range a.MatchSeeds {
@@ -393,30 +393,88 @@ func (a *Arena) Rate(ctx context.Context, candidate string, opponents []string, 
 			rep.Matches = append(rep.Matches, *m)
 			rep.Points += m.Outcome
 			rep.Games++
-			if played[opp+"/"+strconv.FormatUint(seed, 10)] {
+		}
+	}
+	if a.beforeApply != nil {
+		a.beforeApply()
+	}
+	apply := func(tx *store.Tx) error {
+		gp := a.GlobalPool()
+		ratings := map[string]*store.Rating{}
+		rating := func(id string) (*store.Rating, error) {
+			if r := ratings[id]; r != nil {
+				return r, nil
+			}
+			r, err := tx.Rating(gp, id)
+			if errors.Is(err, store.ErrNotFound) {
+				r, err = &store.Rating{Policy: id, Pool: gp, Elo: elo.DefaultInitial}, nil
+			}
+			ratings[id] = r
+			return r, err
+		}
+		for _, m := range rep.Matches {
+			rc, err := rating(candidate)
+			if err != nil {
+				return err
+			}
+			ro, err := rating(m.B)
+			if err != nil {
+				return err
+			}
+			if counted(rc, m.B, m.Seed) || counted(ro, candidate, m.Seed) {
 				continue
 			}
-			rc, ro := ratings[candidate], ratings[opp]
 			rc.Elo, ro.Elo = elo.Update(rc.Elo, ro.Elo, m.Outcome, a.K)
-			record(rc, opp, seed, m.Outcome)
-			record(ro, candidate, seed, 1-m.Outcome)
+			record(rc, m.B, m.Seed, m.Outcome)
+			record(ro, candidate, m.Seed, 1-m.Outcome)
 		}
-	}
-	rep.Elo = ratings[candidate].Elo
-	if commit {
-		err := a.Store.Update(func(tx *store.Tx) error {
-			for _, r := range ratings {
-				if err := tx.PutRating(r); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		rc, err := rating(candidate)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		rep.Elo = rc.Elo
+		if !commit {
+			return nil
+		}
+		pools, err := tx.PoolsOf(candidate)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(pools, gp) {
+			return fmt.Errorf("rate %.12s: not a member of %s", candidate, gp)
+		}
+		for _, id := range slices.Sorted(maps.Keys(ratings)) {
+			err := tx.PutRating(ratings[id])
+			if errors.Is(err, store.ErrNotFound) && id != candidate {
+				continue // an opponent evicted meanwhile
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var err error
+	if commit {
+		err = a.Store.Update(apply)
+	} else {
+		err = a.Store.View(apply)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return rep, nil
+}
+
+// counted reports whether a rating's history already holds the match
+// against opponent on seed.
+func counted(r *store.Rating, opponent string, seed uint64) bool {
+	for _, h := range r.History {
+		if h.Opponent == opponent && h.Seed == seed {
+			return true
+		}
+	}
+	return false
 }
 
 // record counts a match in a rating, whose Elo is already updated.
@@ -510,22 +568,15 @@ func (a *Arena) Import(ctx context.Context, src []byte, name string, rngSeed uin
 		return nil, err
 	}
 	rep.Evaluation = ev
-	members, err := a.Members(ctx)
+	if ev.Status != store.StatusOK {
+		// Stored (it cost CPU), but a policy that fails in self-play does
+		// not join a pool.
+		return rep, fmt.Errorf("policy %.12s failed its self-play evaluation: %s", p.ID, ev.Error)
+	}
+	opponents, err := a.opponentsFor(ctx, p.ID, rngSeed)
 	if err != nil {
 		return nil, err
 	}
-	var others []pool.Member
-	for _, m := range members {
-		if m.ID != p.ID {
-			others = append(others, m)
-		}
-	}
-	rng := rand.New(rand.NewPCG(rngSeed, 0x1307))
-	var opponents []string
-	for _, m := range pool.SampleOpponents(others, a.Pool.Opponents, a.Pool.Temperature, rng) {
-		opponents = append(opponents, m.ID)
-	}
-	sort.Strings(opponents)
 	if err := a.Store.Update(func(tx *store.Tx) error {
 		return tx.AddMember(&store.Member{Policy: p.ID, Pool: a.GlobalPool(), Reason: "import"})
 	}); err != nil {
@@ -536,6 +587,46 @@ func (a *Arena) Import(ctx context.Context, src []byte, name string, rngSeed uin
 	}
 	rep.Evicted, err = a.Trim(ctx)
 	return rep, err
+}
+
+// opponentsFor draws the opponents a candidate is rated against: those of
+// its rating history when it has one (a repeated or resumed import plays
+// the same matches), else a softmax draw from the rest of the pool.
+func (a *Arena) opponentsFor(ctx context.Context, candidate string, rngSeed uint64) ([]string, error) {
+	var past []string
+	err := a.Store.View(func(tx *store.Tx) error {
+		r, err := tx.Rating(a.GlobalPool(), candidate)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		for _, h := range r.History {
+			if !slices.Contains(past, h.Opponent) {
+				past = append(past, h.Opponent)
+			}
+		}
+		return err
+	})
+	if err != nil || len(past) > 0 {
+		sort.Strings(past)
+		return past, err
+	}
+	members, err := a.Members(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var others []pool.Member
+	for _, m := range members {
+		if m.ID != candidate {
+			others = append(others, m)
+		}
+	}
+	rng := rand.New(rand.NewPCG(rngSeed, 0x1307))
+	var out []string
+	for _, m := range pool.SampleOpponents(others, a.Pool.Opponents, a.Pool.Temperature, rng) {
+		out = append(out, m.ID)
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // Trim evicts members until the global pool is within capacity and

@@ -261,3 +261,174 @@ func TestResolveEnv(t *testing.T) {
 		}
 	}
 }
+
+// secondArena opens the same store file again, as another process would.
+func secondArena(t *testing.T, a *Arena) *Arena {
+	t.Helper()
+	s, err := store.Open(a.Store.Path(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Arena{Store: s, Sandbox: a.Sandbox, Env: a.Env, EvalSeeds: a.EvalSeeds}
+}
+
+func rating(t *testing.T, a *Arena, id string) *store.Rating {
+	t.Helper()
+	var r *store.Rating
+	if err := a.Store.View(func(tx *store.Tx) (err error) {
+		r, err = tx.Rating(a.GlobalPool(), id)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestConcurrentRating: two processes rating different candidates against
+// the same opponent at once both count.
+func TestConcurrentRating(t *testing.T) {
+	a := newArena(t)
+	ctx := context.Background()
+	if err := a.EnsureBaselines(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b := secondArena(t, a)
+	m, _ := a.Members(ctx)
+	// The other process rates, start to finish, while this one is between
+	// playing its matches and applying them.
+	a.beforeApply = func() {
+		if _, err := b.Rate(ctx, m[1].ID, []string{m[2].ID}, true); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := a.Rate(ctx, m[0].ID, []string{m[2].ID}, true); err != nil {
+		t.Fatal(err)
+	}
+	if r := rating(t, a, m[2].ID); r.Games != 2 || len(r.History) != 2 {
+		t.Fatalf("the shared opponent counted %d games", r.Games)
+	}
+}
+
+// TestRatingCountsAMatchOnce: removing a member and adding it back (say,
+// evicted then imported again) does not count its stored matches twice for
+// its opponents; nor does rating again.
+func TestRatingCountsAMatchOnce(t *testing.T) {
+	a := newArena(t)
+	ctx := context.Background()
+	if err := a.EnsureBaselines(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := a.Members(ctx)
+	c, o := m[0].ID, m[1].ID
+	if _, err := a.Rate(ctx, c, []string{o}, true); err != nil {
+		t.Fatal(err)
+	}
+	before := rating(t, a, o)
+	a.Store.Update(func(tx *store.Tx) error {
+		if err := tx.RemoveMember(a.GlobalPool(), c); err != nil {
+			return err
+		}
+		return tx.AddMember(&store.Member{Policy: c, Pool: a.GlobalPool()})
+	})
+	for range 2 {
+		if _, err := a.Rate(ctx, c, []string{o}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := rating(t, a, o); after.Games != before.Games || after.Elo != before.Elo {
+		t.Fatalf("opponent went from %d games (%.1f) to %d (%.1f)", before.Games, before.Elo, after.Games, after.Elo)
+	}
+}
+
+// TestReimportPlaysTheSameMatches: with one opponent per candidate, a
+// repeated import meets the same opponent and counts nothing new.
+func TestReimportPlaysTheSameMatches(t *testing.T) {
+	a := newArena(t)
+	a.Pool.Opponents = 1
+	ctx := context.Background()
+	first, err := a.Import(ctx, example(t, "bfs"), "bfs-src", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed < 4; seed++ { // another draw seed changes nothing now
+		again, err := a.Import(ctx, example(t, "bfs"), "bfs-src", seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Rating.Matches[0].B != first.Rating.Matches[0].B {
+			t.Fatalf("re-import met %.12s, first import %.12s", again.Rating.Matches[0].B, first.Rating.Matches[0].B)
+		}
+	}
+	if r := rating(t, a, first.ID); r.Games != 1 {
+		t.Fatalf("%d games after four imports", r.Games)
+	}
+}
+
+// TestLeagueReusesMirroredMatches: a match stored as (A, B) serves a
+// league that names it (B, A), mirrored.
+func TestLeagueReusesMirroredMatches(t *testing.T) {
+	a := newArena(t)
+	ctx := context.Background()
+	if err := a.EnsureBaselines(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := a.Members(ctx)
+	x, y := m[0].ID, m[1].ID
+	if x > y {
+		x, y = y, x
+	}
+	stored, err := a.Match(ctx, y, x, 0) // stored as (y, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mirrored, err := a.Match(ctx, x, y, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mirrored.ScoreA != stored.ScoreB || mirrored.ScoreB != stored.ScoreA || mirrored.Outcome != 1-stored.Outcome {
+		t.Fatalf("mirror %+v of %+v", mirrored, stored)
+	}
+	a.Store.View(func(tx *store.Tx) error {
+		if ms, _ := tx.MatchesOf(x); len(ms) != 1 {
+			t.Errorf("%d matches stored, want the one", len(ms))
+		}
+		return nil
+	})
+}
+
+// TestImportRefusesFailingSelfPlay: a policy that passes the smoke test but
+// fails later in its evaluation is stored with its evaluation, and kept out
+// of the pool.
+func TestImportRefusesFailingSelfPlay(t *testing.T) {
+	a := newArena(t)
+	src := []byte("package policy\n\nimport \"ssd\"\n\nfunc Policy(v *ssd.View, agent int) int {\n\tif v.Step() == 150 {\n\t\tpanic(\"late\")\n\t}\n\treturn v.GreedyAction(agent)\n}\n")
+	rep, err := a.Import(context.Background(), src, "late", 0)
+	if err == nil || !strings.Contains(err.Error(), "failed its self-play evaluation") || rep == nil || rep.Evaluation.Status != store.StatusFailed {
+		t.Fatalf("got %v, %+v", err, rep)
+	}
+	a.Store.View(func(tx *store.Tx) error {
+		if pools, _ := tx.PoolsOf(rep.ID); len(pools) != 0 {
+			t.Errorf("a failing policy joined %v", pools)
+		}
+		return nil
+	})
+}
+
+func TestSeedOrderDoesNotMatter(t *testing.T) {
+	a := newArena(t)
+	ctx := context.Background()
+	a.EnsureBaselines(ctx)
+	m, _ := a.Members(ctx)
+	b := secondArena(t, a)
+	b.EvalSeeds = []uint64{1, 0, 1}
+	ev, err := b.Evaluate(ctx, m[0].ID)
+	if err != nil || len(ev.Seeds) != 2 || ev.Seeds[0] != 0 {
+		t.Fatalf("%+v %v", ev, err)
+	}
+	a.Store.View(func(tx *store.Tx) error {
+		if evs, _ := tx.EvaluationsOf(m[0].ID); len(evs) != 1 {
+			t.Errorf("%d evaluations: the reordered seeds were evaluated again", len(evs))
+		}
+		return nil
+	})
+}
