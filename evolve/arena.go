@@ -49,10 +49,7 @@ func ResolveEnv(game, mapSpec string, agents, steps int) (Env, error) {
 	if err != nil {
 		return Env{}, err
 	}
-	name := mapSpec
-	if _, berr := envs.BuiltinMap(g, mapSpec); berr != nil {
-		name = "file:" + store.SourceID(m.Text)[:12]
-	}
+	name := mapKey(g, mapSpec, m)
 	if agents < 1 {
 		return Env{}, fmt.Errorf("%d agents (need at least 1)", agents)
 	}
@@ -64,6 +61,30 @@ func ResolveEnv(game, mapSpec string, agents, steps int) (Env, error) {
 		return Env{}, err
 	}
 	return Env{Config: store.EnvConfig{Game: g.String(), Map: name, Agents: agents, MaxSteps: steps}, Map: m}, nil
+}
+
+// mapKey is the name the store knows a map by: a built-in's name, or
+// "file:" and a hash of a map file's text.
+func mapKey(g ssd.Game, spec string, m *envs.Map) string {
+	if _, err := envs.BuiltinMap(g, spec); err == nil {
+		return spec
+	}
+	return "file:" + store.SourceID(m.Text)[:12]
+}
+
+// MapKey returns the name the store knows the map spec by, for filtering
+// pools by map: spec itself for a built-in map, the file's key for a map
+// file (parsed for game).
+func MapKey(game, spec string) (string, error) {
+	g, err := ssd.ParseGame(game)
+	if err != nil {
+		return "", err
+	}
+	m, err := envs.ResolveMap(g, spec)
+	if err != nil {
+		return "", err
+	}
+	return mapKey(g, spec, m), nil
 }
 
 // Arena evaluates, matches and rates policies on one environment, and

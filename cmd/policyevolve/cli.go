@@ -34,12 +34,13 @@ var commands = map[string]command{
 }
 
 // usageError is a wrong flag or value: reported in one line, exit 2.
-type usageError struct{ msg string }
+// cmd, when set, is the (sub)command whose help to point at.
+type usageError struct{ msg, cmd string }
 
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error {
-	return &usageError{fmt.Sprintf(format, args...)}
+	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
 // run dispatches args to a subcommand and turns its error into a message
@@ -71,7 +72,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "policyevolve %s: %v (see policyevolve %s --help)\n", name, err, name)
+		help := name
+		if ue.cmd != "" {
+			help = ue.cmd
+		}
+		fmt.Fprintf(stderr, "policyevolve %s: %v (see policyevolve %s --help)\n", name, err, help)
 		return exitUsage
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(stderr, "policyevolve %s: interrupted\n", name)
@@ -152,7 +157,7 @@ func parseFlags(fs *flagSet, args []string, positional bool) error {
 			fs.help()
 			return err
 		}
-		return &usageError{err.Error()}
+		return &usageError{msg: err.Error()}
 	}
 	if !positional && fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
@@ -183,7 +188,11 @@ func runGroup(ctx context.Context, group, about string, cmds map[string]command,
 	if !ok {
 		return usagef("unknown subcommand %q", args[0])
 	}
-	return sub.run(ctx, args[1:], stdout, stderr)
+	err := sub.run(ctx, args[1:], stdout, stderr)
+	if ue, ok := err.(*usageError); ok && ue.cmd == "" {
+		ue.cmd = group + " " + args[0]
+	}
+	return err
 }
 
 // policyArgs parses flags and exactly n policy ids (in any order with the

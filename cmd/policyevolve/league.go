@@ -31,7 +31,7 @@ per-agent return against column) and each member's worst matchup.`, stdout)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	arena, err := openArena(&so, &eo, &sbo, "0", seeds, stderr)
+	arena, err := openArena(&so, createStore, &eo, &sbo, "0", seeds, stderr)
 	if err != nil {
 		return err
 	}

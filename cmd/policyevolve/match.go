@@ -25,7 +25,7 @@ changed: rating happens in pools.`, stdout)
 	if err != nil {
 		return err
 	}
-	arena, err := openArena(&so, &eo, &sbo, "0", seeds, stderr)
+	arena, err := openArena(&so, writeStore, &eo, &sbo, "0", seeds, stderr)
 	if err != nil {
 		return err
 	}

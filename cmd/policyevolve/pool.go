@@ -68,7 +68,7 @@ self-play evaluation on that environment. Safe to run while a job writes
 to the store.`, stdout)
 	so.register(fs)
 	fs.StringVar(&game, "game", "", "only pools of this game")
-	fs.StringVar(&mapArg, "map", "", "only pools on this map")
+	fs.StringVar(&mapArg, "map", "", "only pools on this map (a built-in name or a map file)")
 	fs.IntVar(&agents, "agents", 0, "only pools with this many agents")
 	fs.StringVar(&sortBy, "sort", "elo", "order: elo, efficiency, equality or sustainability")
 	fs.BoolVar(&asJSON, "json", false, "print JSON")
@@ -84,7 +84,22 @@ to the store.`, stdout)
 	if less == nil {
 		return usagef("--sort: unknown order %q (want elo, efficiency, equality or sustainability)", sortBy)
 	}
-	s, err := so.open(true)
+	if _, err := os.Stat(mapArg); mapArg != "" && err == nil {
+		// A map file: pools on it are keyed by a hash of its text.
+		g := game
+		if g == "" {
+			g = "gathering"
+		}
+		key, err := evolve.MapKey(g, mapArg)
+		if err != nil && game == "" {
+			key, err = evolve.MapKey("cleanup", mapArg)
+		}
+		if err != nil {
+			return usagef("--map: %v", err)
+		}
+		mapArg = key
+	}
+	s, err := so.open(readStore)
 	if err != nil {
 		return err
 	}
@@ -199,7 +214,7 @@ metrics, and every match it played.`, stdout)
 	if err != nil {
 		return err
 	}
-	s, err := so.open(true)
+	s, err := so.open(readStore)
 	if err != nil {
 		return err
 	}
@@ -321,7 +336,7 @@ func cmdPoolDiff(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	s, err := so.open(true)
+	s, err := so.open(readStore)
 	if err != nil {
 		return err
 	}
@@ -362,7 +377,7 @@ func cmdPoolLineage(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	s, err := so.open(true)
+	s, err := so.open(readStore)
 	if err != nil {
 		return err
 	}
@@ -416,7 +431,7 @@ func cmdPoolExport(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	s, err := so.open(true)
+	s, err := so.open(readStore)
 	if err != nil {
 		return err
 	}
@@ -478,7 +493,7 @@ pool is over capacity. A new pool starts with the built-in baselines.`, stdout)
 	if name == "" {
 		name = pos[0]
 	}
-	arena, err := openArena(&so, &eo, &sbo, evalSeeds, matchSeeds, stderr)
+	arena, err := openArena(&so, createStore, &eo, &sbo, evalSeeds, matchSeeds, stderr)
 	if err != nil {
 		return err
 	}
@@ -509,7 +524,7 @@ pool is over capacity. A new pool starts with the built-in baselines.`, stdout)
 }
 
 // openArena builds an Arena from the flags of a command that plays.
-func openArena(so *storeOptions, eo *envOptions, sbo *sandboxOptions, evalSeeds, matchSeeds string, stderr io.Writer) (*evolve.Arena, error) {
+func openArena(so *storeOptions, mode storeMode, eo *envOptions, sbo *sandboxOptions, evalSeeds, matchSeeds string, stderr io.Writer) (*evolve.Arena, error) {
 	env, err := eo.resolve()
 	if err != nil {
 		return nil, err
@@ -529,7 +544,7 @@ func openArena(so *storeOptions, eo *envOptions, sbo *sandboxOptions, evalSeeds,
 	if err != nil {
 		return nil, err
 	}
-	s, err := so.open(false)
+	s, err := so.open(mode)
 	if err != nil {
 		return nil, err
 	}
@@ -548,17 +563,17 @@ and history remain).`, stdout)
 	if err != nil {
 		return err
 	}
-	s, err := so.open(false)
+	s, err := so.open(writeStore)
 	if err != nil {
 		return err
 	}
-	return s.Update(func(tx *store.Tx) error {
-		id, err := tx.ResolvePolicy(pos[0])
-		if err != nil {
+	var id string
+	var pools []string
+	err = s.Update(func(tx *store.Tx) error {
+		if id, err = tx.ResolvePolicy(pos[0]); err != nil {
 			return err
 		}
-		pools, err := tx.PoolsOf(id)
-		if err != nil {
+		if pools, err = tx.PoolsOf(id); err != nil {
 			return err
 		}
 		if len(pools) == 0 {
@@ -568,8 +583,14 @@ and history remain).`, stdout)
 			if err := tx.RemoveMember(p, id); err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "removed %.12s from %s\n", id, p)
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	for _, p := range pools {
+		fmt.Fprintf(stdout, "removed %.12s from %s\n", id, p)
+	}
+	return nil
 }

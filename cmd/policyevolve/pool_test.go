@@ -255,3 +255,42 @@ func TestTwoProcesses(t *testing.T) {
 	}
 	t.Logf("25 listings while the writer committed %d+ records", last)
 }
+
+// TestPoolCommandsNeedAStore: commands that only read or change a store
+// never create one; usage errors point at the subcommand's help.
+func TestPoolCommandsNeedAStore(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"store", "compact"}, {"store", "check"}, {"pool", "rm", "ab"}, {"pool", "ls"},
+		append([]string{"match", "ab", "cd"}, envFlags...),
+	} {
+		db := filepath.Join(dir, strings.Join(args[:2], "-")+".db")
+		code, _, errOut := runCLI(t, context.Background(), append(args, "--store", db)...)
+		if code != 1 || !strings.Contains(errOut, "no store at "+db) {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+		if _, err := os.Stat(db); err == nil {
+			t.Errorf("%v created %s", args, db)
+		}
+	}
+	_, _, errOut := runCLI(t, context.Background(), "pool", "show", "--store", filepath.Join(dir, "x.db"))
+	if !strings.Contains(errOut, "(see policyevolve pool show --help)") {
+		t.Errorf("usage hint: %q", errOut)
+	}
+}
+
+func TestPoolLsMapFile(t *testing.T) {
+	dir := t.TempDir()
+	mapFile := filepath.Join(dir, "arena.txt")
+	os.WriteFile(mapFile, []byte("@@@@@@@@\n@P..AA.@\n@.AA..P@\n@@@@@@@@\n"), 0o644)
+	db := filepath.Join(dir, "m.db")
+	bfs := filepath.Join("..", "..", "examples", "policies", "bfs.go")
+	cli(t, "pool", "import", bfs, "--store", db, "--map", mapFile, "--agents", "2", "--steps", "50", "--seeds", "0")
+	out, _ := cli(t, "pool", "ls", "--store", db, "--map", mapFile)
+	if !strings.Contains(out, "pool global/gathering/file:") || !strings.Contains(out, "(5 members)") {
+		t.Fatalf("pool ls --map FILE:\n%s", out)
+	}
+	if out, _ := cli(t, "pool", "ls", "--store", db, "--map", "small"); !strings.Contains(out, "no global pools match") {
+		t.Fatalf("pool ls --map small:\n%s", out)
+	}
+}

@@ -28,7 +28,7 @@ Prints OK, or the problems (exit status 1). Reads only.`, stdout)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	s, err := so.open(true)
+	s, err := so.open(readStore)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ processes wait for the store meanwhile.`, stdout)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	s, err := so.open(false)
+	s, err := so.open(writeStore)
 	if err != nil {
 		return err
 	}

@@ -19,14 +19,23 @@ func (o *storeOptions) register(fs *flagSet) {
 	fs.StringVar(&o.path, "store", def, "store file (default: $POLICYEVOLVE_STORE, else ./"+store.DefaultPath+")")
 }
 
-// open opens the store; readOnly commands never create one.
-func (o *storeOptions) open(readOnly bool) (*store.Store, error) {
-	if readOnly {
+// How a command opens the store.
+type storeMode int
+
+const (
+	readStore   storeMode = iota // inspect only
+	writeStore                   // change an existing store
+	createStore                  // change, creating the store if there is none
+)
+
+// open opens the store; only createStore commands may create one.
+func (o *storeOptions) open(mode storeMode) (*store.Store, error) {
+	if mode != createStore {
 		if _, err := os.Stat(o.path); err != nil {
 			return nil, fmt.Errorf("no store at %s (create one with pool import or an evolve run, or pass --store)", o.path)
 		}
 	}
-	return store.Open(o.path, store.Options{ReadOnly: readOnly})
+	return store.Open(o.path, store.Options{ReadOnly: mode == readStore})
 }
 
 // resolve turns an id prefix into a full policy id.
