@@ -205,7 +205,8 @@ func (a *Arena) play(ctx context.Context, ids []string, side []int, seed uint64)
 // record), as opposed to a failure of the system.
 func policyFailure(err error) bool {
 	var pe *sandbox.PolicyError
-	return errors.As(err, &pe) || errors.Is(err, envs.ErrNoAction) || errors.Is(err, envs.ErrTampered)
+	return errors.As(err, &pe) || errors.Is(err, sandbox.ErrInvalid) ||
+		errors.Is(err, envs.ErrNoAction) || errors.Is(err, envs.ErrTampered)
 }
 
 // EnsureBaselines stores the built-in policies and, when this

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"policyevolve/envs"
@@ -25,18 +26,25 @@ type actor struct {
 
 var _ envs.Actor = (*actor)(nil)
 
-func (a *actor) Begin(ctx context.Context, info envs.EpisodeInfo) error {
+func (a *actor) Begin(ctx context.Context, info envs.EpisodeInfo) (err error) {
 	sb := a.prog.sb
 	w, err := sb.start(a.prog)
 	if err != nil {
 		return err
 	}
+	// Run calls End only after a successful Begin: a failed one cleans up
+	// after itself.
+	defer func() {
+		if err != nil {
+			a.End()
+		}
+	}()
 	a.w, a.agents, a.game, a.finished = w, info.Agents, info.Layout.Game, false
 	a.acts = make([]int64, len(info.Agents))
 	a.stopCtx = context.AfterFunc(ctx, func() { w.kill("cancelled") })
 	hello := &worker.Hello{
 		Seed:        info.Seed,
-		StepTimeout: uint32(sb.cfg.StepTimeout.Microseconds() * 9 / 10),
+		StepTimeout: uint32(min(sb.cfg.StepTimeout.Microseconds()*9/10, math.MaxUint32)),
 		Agents:      info.Agents,
 		Layout:      info.Layout,
 		Source:      a.prog.code,
@@ -135,7 +143,7 @@ func (a *actor) reported(payload []byte, step int) error {
 		return a.protocol(step, err.Error())
 	}
 	a.w.reap(time.Second)
-	pe := &PolicyError{Agent: r.Agent, Step: step, Line: r.Line, Detail: r.Message, Program: a.prog.ID,
+	pe := &PolicyError{Agent: r.Agent, Step: step, Line: r.Line, Detail: worker.Truncate(r.Message), Program: a.prog.ID,
 		Output: a.w.out.String()}
 	switch r.Kind {
 	case worker.KindPanic:

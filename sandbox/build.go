@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"policyevolve/envs/ssd/worker"
 )
@@ -89,25 +90,32 @@ func (s *Sandbox) build(ctx context.Context, c *Checked) (string, error) {
 	}
 
 	s.mu.Lock()
-	if bc, ok := s.building[key]; ok {
-		s.mu.Unlock()
-		select {
-		case <-bc.done:
-			return bc.path, bc.err
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
+	bc, ok := s.building[key]
+	if !ok {
+		// The build belongs to no single caller: one that gives up does not
+		// cancel it for the others. It is bounded by BuildTimeout.
+		bc = &buildCall{done: make(chan struct{})}
+		s.building[key] = bc
+		go func() {
+			bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.BuildTimeout)
+			defer cancel()
+			bc.path, bc.err = s.goBuild(bctx, c, final)
+			if bctx.Err() != nil && bc.err != nil {
+				bc.err = fmt.Errorf("build worker: no result within %v: %w", s.cfg.BuildTimeout, bc.err)
+			}
+			s.mu.Lock()
+			delete(s.building, key)
+			s.mu.Unlock()
+			close(bc.done)
+		}()
 	}
-	bc := &buildCall{done: make(chan struct{})}
-	s.building[key] = bc
 	s.mu.Unlock()
-
-	bc.path, bc.err = s.goBuild(ctx, c, final)
-	close(bc.done)
-	s.mu.Lock()
-	delete(s.building, key)
-	s.mu.Unlock()
-	return bc.path, bc.err
+	select {
+	case <-bc.done:
+		return bc.path, bc.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 }
 
 func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string, error) {
@@ -158,6 +166,11 @@ func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string
 	cmd := exec.CommandContext(ctx, s.goCmd, "build", "-trimpath", "-o", bin, "./cmd/worker")
 	cmd.Dir = tmp
 	cmd.Env = buildEnv()
+	// The go command starts the compiler and linker: kill them all, not
+	// just go, when the build is cancelled or times out.
+	cmd.SysProcAttr = procAttr()
+	cmd.Cancel = func() error { return killGroup(cmd.Process) }
+	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -165,6 +178,12 @@ func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string
 		}
 		if verr := compileIssues(out, c.Source); verr != nil {
 			return "", verr
+		}
+		if bytes.Contains(out, []byte("cmd/worker/")) {
+			// The policy broke its own package main in a way the checks
+			// above did not foresee: the policy's fault, not the system's.
+			return "", &ValidationError{File: PolicyFileName, Issues: []Issue{{Line: 1, Col: 1,
+				Msg: "the policy does not build: " + lastLine(string(out))}}}
 		}
 		return "", fmt.Errorf("build worker: %v\n%s", err, bytes.TrimSpace(out))
 	}
@@ -174,7 +193,7 @@ func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string
 	return final, nil
 }
 
-var compileErrRe = regexp.MustCompile(`(?m)^(?:\./)?cmd/worker/` + regexp.QuoteMeta(worker.PolicyFile) + `:(\d+):(\d+): (.*)$`)
+var compileErrRe = regexp.MustCompile(`(?m)^(?:\./|ssd/)?cmd/worker/` + regexp.QuoteMeta(worker.PolicyFile) + `:(\d+):(\d+): (.*)$`)
 
 // compileIssues turns compiler errors about the policy file into a
 // ValidationError (type checking catches nearly all of them first).

@@ -28,6 +28,8 @@ type proc struct {
 
 	mu     sync.Mutex
 	killed string // why the host killed it, "" if it did not
+
+	closeOnce sync.Once
 }
 
 // start launches a worker for p with its limits in the environment. The
@@ -82,16 +84,22 @@ func (s *Sandbox) start(p *Program) (*proc, error) {
 	return w, nil
 }
 
-// kill stops the worker (its whole process group) and records why; the
-// first reason wins.
+// kill stops the worker and records why; the first reason wins. Workers
+// cannot start processes, so killing the worker alone is enough; and
+// os.Process (a pidfd on Linux) never signals a reused pid once the worker
+// has been reaped.
 func (w *proc) kill(why string) {
 	w.mu.Lock()
 	if w.killed == "" {
 		w.killed = why
 	}
 	w.mu.Unlock()
+	select {
+	case <-w.waited:
+		return
+	default:
+	}
 	if w.cmd != nil && w.cmd.Process != nil {
-		syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
 		w.cmd.Process.Kill()
 	}
 }
@@ -139,13 +147,16 @@ func (w *proc) reap(grace time.Duration) {
 	<-w.waited
 }
 
-// close ends the worker: Quit, a moment to exit, then SIGKILL.
+// close ends the worker: Quit, a moment to exit, then SIGKILL. It is
+// safe to call more than once.
 func (w *proc) close() {
-	w.req.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-	worker.WriteFrame(w.req, worker.MsgQuit, nil)
-	w.req.Close()
-	w.reap(time.Second)
-	w.rep.Close()
+	w.closeOnce.Do(func() {
+		w.req.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+		worker.WriteFrame(w.req, worker.MsgQuit, nil)
+		w.req.Close()
+		w.reap(time.Second)
+		w.rep.Close()
+	})
 }
 
 // death explains why a worker stopped answering, from how it ended and

@@ -2,6 +2,16 @@
 
 package sandbox
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 func procAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+func killGroup(p *os.Process) error {
+	if p == nil {
+		return nil
+	}
+	return p.Kill()
+}

@@ -137,10 +137,7 @@ func (rw *rewriter) builtinCall(call *ast.CallExpr) bool {
 	}
 	if tv := rw.c.Info.Types[call]; tv.Value != nil {
 		// A constant: replace the call by its value.
-		lit := tv.Value.ExactString()
-		if tv.Value.Kind() == constant.String {
-			lit = strconv.Quote(constant.StringVal(tv.Value))
-		}
+		lit := constLiteral(tv.Value, tv.Type)
 		if b, ok := tv.Type.(*types.Basic); !ok || b.Info()&types.IsUntyped == 0 {
 			t, ok := rw.typeString(tv.Type, call.Pos())
 			if !ok {
@@ -161,6 +158,30 @@ func (rw *rewriter) builtinCall(call *ast.CallExpr) bool {
 		rw.edits = append(rw.edits, edit{rw.off(id.Pos()), rw.off(id.End()), helper})
 	}
 	return true
+}
+
+// constLiteral spells a constant so that it keeps its exact value and its
+// kind: floats as a quotient of float literals ("1/10" alone would be the
+// integer 0), untyped runes as runes.
+func constLiteral(v constant.Value, t types.Type) string {
+	switch v.Kind() {
+	case constant.String:
+		return strconv.Quote(constant.StringVal(v))
+	case constant.Float:
+		exact := v.ExactString()
+		if num, den, ok := strings.Cut(exact, "/"); ok {
+			return "(" + num + ".0/" + den + ".0)"
+		}
+		if !strings.ContainsAny(exact, ".eE") {
+			exact += ".0"
+		}
+		return exact
+	case constant.Int:
+		if b, ok := t.(*types.Basic); ok && b.Kind() == types.UntypedRune {
+			return "rune(" + v.ExactString() + ")"
+		}
+	}
+	return v.ExactString()
 }
 
 func (rw *rewriter) minMaxHelper(name string, call *ast.CallExpr) string {
@@ -386,7 +407,21 @@ func (rw *rewriter) methodValue(sel *ast.SelectorExpr) {
 	if len(results) == 0 {
 		ret = ""
 	}
-	recvT, ok := rw.typeString(s.Recv(), sel.Pos())
+	// A method value binds its receiver when it is evaluated: the address
+	// of an addressable value for a pointer method, a copy of the pointee
+	// for a value method reached through a pointer.
+	recv := s.Recv()
+	bind := ""
+	_, methodPtr := sig.Recv().Type().(*types.Pointer)
+	if p, xPtr := recv.Underlying().(*types.Pointer); s.Kind() == types.MethodVal {
+		switch {
+		case methodPtr && !xPtr && !types.IsInterface(recv):
+			recv, bind = types.NewPointer(recv), "&"
+		case !methodPtr && xPtr:
+			recv, bind = p.Elem(), "*"
+		}
+	}
+	recvT, ok := rw.typeString(recv, sel.Pos())
 	if !ok {
 		return
 	}
@@ -401,7 +436,7 @@ func (rw *rewriter) methodValue(sel *ast.SelectorExpr) {
 	}
 	valT := inner[:strings.Index(inner, " {")] // the method value's func type
 	// x.M: evaluate x now, call M on it later.
-	prefix := fmt.Sprintf("(func(%s %s) %s { return %s })(", r, recvT, valT, inner)
+	prefix := fmt.Sprintf("(func(%s %s) %s { return %s })(%s", r, recvT, valT, inner, bind)
 	rw.edits = append(rw.edits,
 		edit{rw.off(sel.Pos()), rw.off(sel.Pos()), prefix},
 		edit{rw.off(sel.X.End()), rw.off(sel.End()), ")"})
@@ -434,8 +469,16 @@ func (rw *rewriter) rangeStmt(r *ast.RangeStmt) {
 		// Range variables are never affected by the body: a copy at the top
 		// of each iteration gives exactly Go 1.22's per-iteration variables.
 		list := strings.Join(captured, ", ")
-		rw.edits = append(rw.edits, edit{rw.off(r.Body.Lbrace) + 1, rw.off(r.Body.Lbrace) + 1, " " + list + " := " + list + ";"})
+		rw.wrapBody(r.Body, list+" := "+list+";")
 	}
+}
+
+// wrapBody puts decl at the top of a loop body and the body itself in a
+// block of its own, so that the body may still declare the same names.
+func (rw *rewriter) wrapBody(body *ast.BlockStmt, decl string) {
+	rw.edits = append(rw.edits,
+		edit{rw.off(body.Lbrace) + 1, rw.off(body.Lbrace) + 1, " " + decl + " {"},
+		edit{rw.off(body.Rbrace), rw.off(body.Rbrace), "}"})
 }
 
 // rangeOverInt rewrites `for k := range n` over an integer into a
@@ -474,16 +517,24 @@ func (rw *rewriter) rangeOverInt(r *ast.RangeStmt, xt types.Type) bool {
 		start = r.Key.Pos()
 	}
 	rw.edits = append(rw.edits, edit{rw.off(start), rw.off(r.X.Pos()), fmt.Sprintf("%s, %s := %s, ", i, n, zero)})
-	body := fmt.Sprintf("; %s < %s; %s++ {", i, n, i)
-	if id, ok := r.Key.(*ast.Ident); ok && id.Name != "_" {
+	header := fmt.Sprintf("; %s < %s; %s++ {", i, n, i)
+	if r.Key != nil && !isBlank(r.Key) {
 		op := " := "
 		if r.Tok == token.ASSIGN {
 			op = " = "
 		}
-		body += " " + id.Name + op + i + ";"
+		// The key gets its value at the top of every iteration, in a block
+		// of its own so the body may declare the same name again.
+		header += " " + rw.text(r.Key) + op + i + "; {"
+		rw.edits = append(rw.edits, edit{rw.off(r.Body.Rbrace), rw.off(r.Body.Rbrace), "}"})
 	}
-	rw.edits = append(rw.edits, edit{rw.off(r.X.End()), rw.off(r.Body.Lbrace) + 1, body})
+	rw.edits = append(rw.edits, edit{rw.off(r.X.End()), rw.off(r.Body.Lbrace) + 1, header})
 	return true
+}
+
+func isBlank(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == "_"
 }
 
 func (rw *rewriter) forStmt(f *ast.ForStmt) {
@@ -510,7 +561,7 @@ func (rw *rewriter) forStmt(f *ast.ForStmt) {
 	}
 	if len(captured) > 0 {
 		list := strings.Join(captured, ", ")
-		rw.edits = append(rw.edits, edit{rw.off(f.Body.Lbrace) + 1, rw.off(f.Body.Lbrace) + 1, " " + list + " := " + list + ";"})
+		rw.wrapBody(f.Body, list+" := "+list+";")
 	}
 }
 
@@ -565,29 +616,65 @@ func (rw *rewriter) capturedIn(body ast.Node, obj any) bool {
 	return found
 }
 
-// modifiedIn reports whether body assigns to obj (closures included).
+// modifiedIn reports whether body may change obj (closures included): an
+// assignment, increment or range assignment to it or to any part of it
+// (x.f, x[i]), its address taken, or a pointer-receiver method called on
+// it. It errs on the side of yes.
 func (rw *rewriter) modifiedIn(body ast.Node, obj any) bool {
+	rooted := func(e ast.Expr) bool {
+		id := rootIdent(e)
+		return id != nil && rw.refersTo(id, obj)
+	}
 	found := false
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
 			for _, l := range n.Lhs {
-				if id, ok := ast.Unparen(l).(*ast.Ident); ok && rw.refersTo(id, obj) {
-					found = true
-				}
+				found = found || rooted(l)
 			}
 		case *ast.IncDecStmt:
-			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && rw.refersTo(id, obj) {
-				found = true
+			found = found || rooted(n.X)
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				found = found || (n.Key != nil && rooted(n.Key)) || (n.Value != nil && rooted(n.Value))
 			}
 		case *ast.UnaryExpr:
-			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == token.AND && rw.refersTo(id, obj) {
-				found = true
+			found = found || n.Op == token.AND && rooted(n.X)
+		case *ast.SelectorExpr:
+			if rw.c.Info == nil || !rooted(n.X) {
+				break
+			}
+			if sel := rw.c.Info.Selections[n]; sel != nil && sel.Kind() == types.MethodVal {
+				if sig, ok := sel.Obj().Type().(*types.Signature); ok && sig.Recv() != nil {
+					_, ptr := sig.Recv().Type().(*types.Pointer)
+					found = found || ptr
+				}
 			}
 		}
 		return !found
 	})
 	return found
+}
+
+// rootIdent returns the variable an lvalue expression starts from
+// (x for x, x.f, x[i], (x), *x), or nil.
+func rootIdent(e ast.Expr) *ast.Ident {
+	for {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return x
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		default:
+			return nil
+		}
+	}
 }
 
 func (rw *rewriter) apply() ([]byte, error) {

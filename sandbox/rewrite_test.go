@@ -76,8 +76,8 @@ func nativeF(t *testing.T, src string) string {
 	return string(out)
 }
 
-const rwHeader = "package policy\n\nimport (\n\t\"math\"\n\t\"sort\"\n\t\"ssd\"\n\t\"strconv\"\n)\n\n" +
-	"var _ = math.Pi\nvar _ = sort.Ints\nvar _ = strconv.Itoa\n\n" +
+const rwHeader = "package policy\n\nimport (\n\t\"math\"\n\t\"sort\"\n\t\"ssd\"\n\t\"strconv\"\n\t\"strings\"\n)\n\n" +
+	"var _ = math.Pi\nvar _ = sort.Ints\nvar _ = strconv.Itoa\nvar _ = strings.ToUpper\n\n" +
 	"func Policy(v *ssd.View, agent int) int { return 0 }\n\n"
 
 // TestRewriteSemantics: what yaegi runs after the rewrite means what the Go
@@ -162,6 +162,49 @@ func F() string {
 	s2 = append(s2, 9) // the method value keeps the old slice
 	return strconv.FormatBool(less(1, 0)) + strconv.Itoa(s[0]) + strconv.Itoa(f())
 }`, "false12"},
+		{"constant min and max keep their kind", `func F() string {
+	var d float64 = min(0.25, 3)
+	x := min(1.5, 2)
+	r := max('a', 'b')
+	const c = min(0.1, 0.5)
+	return strconv.FormatFloat(d, 'g', -1, 64) + " " + strconv.FormatFloat(x, 'g', -1, 64) + " " +
+		string(r) + " " + strconv.FormatFloat(c*10, 'g', -1, 64)
+}`, "0.25 1.5 b 1"},
+		{"method values bind like Go", `type box struct{ n int }
+func (b *box) inc()    { b.n++ }
+func (b box) get() int { return b.n }
+func F() string {
+	var sb strings.Builder
+	w := sb.WriteString // binds &sb
+	w("hello")
+	st := ssd.State{Step: 3}
+	p := &st
+	hash := p.Hash // a pointer method through a pointer
+	st.Step = 4
+	var q *ssd.Pos = &ssd.Pos{R: 1}
+	_ = q
+	return sb.String() + strconv.FormatBool(hash() == st.Hash())
+}`, "hellotrue"},
+		{"loop bodies may redeclare the copied names", `func F() string {
+	var fs []func() int
+	for i := 0; i < 2; i++ {
+		fs = append(fs, func() int { return i })
+		i := 10 * i // a new i, legal in Go
+		_ = i
+	}
+	for i := range 2 {
+		i := i + 100
+		fs = append(fs, func() int { return i })
+	}
+	a := []int{0}
+	for a[0] = range 3 {
+	}
+	out := ""
+	for _, f := range fs {
+		out += strconv.Itoa(f()) + ","
+	}
+	return out + strconv.Itoa(a[0])
+}`, "0,1,100,101,2"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -189,6 +232,24 @@ func TestRewriteRefuses(t *testing.T) {
 	}
 	return ""
 }`, "loop variable i is captured by a closure"},
+		{"changed through a pointer method", `type queue struct{ items []int }
+func (q *queue) pop() int { x := q.items[0]; q.items = q.items[1:]; return x }
+func F() string {
+	var fs []func() int
+	for q := (queue{items: []int{5, 6}}); len(q.items) > 0; {
+		fs = append(fs, func() int { return len(q.items) })
+		q.pop()
+	}
+	return ""
+}`, "loop variable q is captured by a closure"},
+		{"changed through an element", `func F() string {
+	var fs []func() int
+	for a := [1]int{0}; a[0] < 3; {
+		fs = append(fs, func() int { return a[0] })
+		a[0]++
+	}
+	return ""
+}`, "loop variable a is captured by a closure"},
 		{"address taken and modified", `func F() string {
 	var ps []*int
 	for i := 0; i < 2; i++ {
@@ -257,7 +318,7 @@ func TestRewriteKeepsLines(t *testing.T) {
 			t.Fatalf("line %d moved: %q vs %q", i+1, got[i], l)
 		}
 	}
-	if runF(t, src) != "5" {
-		t.Fatal("wrong value")
+	if got, want := runF(t, src), nativeF(t, src); got != want || want != "5.5" {
+		t.Fatalf("yaegi %q, Go %q, want 5.5", got, want)
 	}
 }

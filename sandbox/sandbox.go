@@ -71,6 +71,10 @@ type Config struct {
 	CacheDir string
 	// GoCommand is the Go toolchain for the native backend.
 	GoCommand string
+	// BuildTimeout bounds one native build (compiler and linker
+	// included). The first build on a machine also compiles the standard
+	// library.
+	BuildTimeout time.Duration
 	// WorkerExe is the executable that serves as interpreting worker; it
 	// must link this package (policyevolve does). Default: this program.
 	WorkerExe string
@@ -99,10 +103,16 @@ const (
 	// and so needs 1.5x its size while it grows, overflows cleanly before
 	// the address-space limit (under 1 GiB, ~300 MB of it is usable heap).
 	DefaultStackLimit = 64 << 20
+	// A policy builds in about a second; the first build on a machine
+	// compiles the standard library too, a minute on two cores.
+	DefaultBuildTimeout = 5 * time.Minute
 	// Generous for debugging prints (a line per agent per step of a long
 	// episode), small enough that a print loop is caught in milliseconds.
 	DefaultOutputLimit = 1 << 20
 )
+
+// MaxStepTimeout is the longest step deadline the worker protocol carries.
+const MaxStepTimeout = time.Hour
 
 func (c *Config) applyDefaults() {
 	if c.StepTimeout <= 0 {
@@ -125,6 +135,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.GoCommand == "" {
 		c.GoCommand = "go"
+	}
+	if c.BuildTimeout <= 0 {
+		c.BuildTimeout = DefaultBuildTimeout
 	}
 	if c.CacheDir == "" {
 		if d, err := os.UserCacheDir(); err == nil {
@@ -156,6 +169,9 @@ type Sandbox struct {
 // toolchain is an error.
 func New(cfg Config) (*Sandbox, error) {
 	cfg.applyDefaults()
+	if cfg.StepTimeout > MaxStepTimeout {
+		return nil, fmt.Errorf("step timeout %v is longer than %v", cfg.StepTimeout, MaxStepTimeout)
+	}
 	s := &Sandbox{cfg: cfg, building: map[string]*buildCall{}}
 	switch cfg.Backend {
 	case Auto, Native:

@@ -17,6 +17,7 @@ import (
 
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/envs/ssd/worker"
 )
 
 // TestAutoFallsBackToYaegi: with no toolchain, Auto picks yaegi and says so
@@ -192,5 +193,73 @@ func TestWorkersDieWithTheHost(t *testing.T) {
 			t.Fatalf("worker %d outlived its killed host", pid)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+// TestFailedStartsLeakNothing: a policy that fails while its worker starts
+// (a panic at init) leaves no file descriptor or process behind.
+func TestFailedStartsLeakNothing(t *testing.T) {
+	src := "package policy\n\nimport \"ssd\"\n\nvar boom = func() int { panic(\"at init\") }()\n\nfunc Policy(v *ssd.View, agent int) int { return boom }\n"
+	m, _ := envs.BuiltinMap(ssd.Gathering, "small")
+	env, _ := envs.New(envs.Config{Map: m, Agents: 2, MaxSteps: 5})
+	for _, be := range backends {
+		prog := compile(t, newSandbox(t, be), src)
+		before := openFDs(t)
+		for i := 0; i < 10; i++ {
+			_, err := envs.Run(context.Background(), env, []envs.Seat{{Actor: prog.Actor(), Agents: []int{0, 1}}}, envs.Options{})
+			if err == nil {
+				t.Fatalf("%s: a panicking init ran", be)
+			}
+		}
+		if after := openFDs(t); after > before {
+			t.Errorf("%s: %d file descriptors before 10 failed starts, %d after", be, before, after)
+		}
+		if kids := children(); len(kids) > 0 {
+			t.Errorf("%s: processes left: %v", be, kids)
+		}
+	}
+}
+
+// TestSharedBuildSurvivesACallerGivingUp: when the first caller of a build
+// cancels, another caller of the same build still gets its worker.
+func TestSharedBuildSurvivesACallerGivingUp(t *testing.T) {
+	sb := newSandbox(t, Native, func(c *Config) { c.CacheDir = t.TempDir() })
+	src := []byte(strings.Replace(okPolicy, "GreedyAction(agent)", "GreedyAction(agent) + 0*len(\"shared\")", 1))
+	ctx, cancel := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() { _, err := sb.Compile(ctx, src); first <- err }()
+	time.Sleep(50 * time.Millisecond)
+	second := make(chan error, 1)
+	go func() { _, err := sb.Compile(context.Background(), src); second <- err }()
+	cancel()
+	if err := <-first; !errors.Is(err, context.Canceled) {
+		t.Fatalf("first caller: %v", err)
+	}
+	if err := <-second; err != nil {
+		t.Fatalf("second caller: %v", err)
+	}
+}
+
+// TestPanicMessagesAreBounded: a policy panicking with a huge value is a
+// panic, reported in a few kilobytes.
+func TestPanicMessagesAreBounded(t *testing.T) {
+	src := policyWith("panic(strings.Repeat(\"x\", 20<<20))")
+	src = strings.Replace(src, "import \"ssd\"", "import (\n\t\"ssd\"\n\t\"strings\"\n)", 1)
+	for _, be := range backends {
+		prog := compile(t, newSandbox(t, be), src)
+		err := prog.Smoke(context.Background(), ssd.Gathering)
+		var pe *PolicyError
+		if !errors.As(err, &pe) || pe.Kind != ErrPanic || len(pe.Detail) > 2*worker.MaxMessage {
+			t.Fatalf("%s: got %v (%d bytes of detail)", be, pe.Kind, len(pe.Detail))
+		}
 	}
 }

@@ -71,9 +71,10 @@ func Validate(src []byte) (*Checked, error) {
 }
 
 type validation struct {
-	src    []byte
-	fset   *token.FileSet
-	issues []Issue
+	src     []byte
+	fset    *token.FileSet
+	issues  []Issue
+	dropped int // problems past maxIssues
 }
 
 func (v *validation) add(pos token.Pos, format string, args ...any) {
@@ -81,8 +82,16 @@ func (v *validation) add(pos token.Pos, format string, args ...any) {
 	v.addAt(p.Line, p.Column, fmt.Sprintf(format, args...))
 }
 
+// maxIssues bounds the problems collected from one source: a hostile
+// source can make the parser or checker report one per line.
+const maxIssues = 200
+
 func (v *validation) addAt(line, col int, msg string) {
-	v.issues = append(v.issues, Issue{Line: line, Col: col, Msg: msg, Snippet: sourceLine(v.src, line)})
+	if len(v.issues) >= maxIssues {
+		v.dropped++
+		return
+	}
+	v.issues = append(v.issues, Issue{Line: line, Col: col, Msg: msg})
 }
 
 // sourceLine returns line n (1-based) of src, trimmed and shortened.
@@ -90,16 +99,25 @@ func sourceLine(src []byte, n int) string {
 	if n < 1 {
 		return ""
 	}
-	lines := bytes.SplitN(src, []byte("\n"), n+1)
-	if n > len(lines) {
-		return ""
+	for ; n > 1; n-- {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			return ""
+		}
+		src = src[i+1:]
 	}
-	s := strings.TrimSpace(string(lines[n-1]))
+	if i := bytes.IndexByte(src, '\n'); i >= 0 {
+		src = src[:i]
+	}
+	s := strings.TrimSpace(string(src))
 	if len(s) > 120 {
 		s = s[:117] + "..."
 	}
 	return s
 }
+
+// shownIssues is how many problems a ValidationError lists.
+const shownIssues = 25
 
 func (v *validation) error() error {
 	sort.SliceStable(v.issues, func(i, j int) bool {
@@ -107,8 +125,16 @@ func (v *validation) error() error {
 		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
 	})
 	v.issues = slices.CompactFunc(v.issues, func(a, b Issue) bool { return a == b })
-	if len(v.issues) > 25 {
-		v.issues = append(v.issues[:25], Issue{Msg: fmt.Sprintf("… and %d more problems", len(v.issues)-25)})
+	more := v.dropped
+	if len(v.issues) > shownIssues {
+		more += len(v.issues) - shownIssues
+		v.issues = v.issues[:shownIssues]
+	}
+	for i := range v.issues {
+		v.issues[i].Snippet = sourceLine(v.src, v.issues[i].Line)
+	}
+	if more > 0 {
+		v.issues = append(v.issues, Issue{Msg: fmt.Sprintf("… and %d more problems", more)})
 	}
 	return &ValidationError{File: PolicyFileName, Issues: v.issues}
 }
@@ -144,6 +170,7 @@ func (v *validation) run() (*Checked, error) {
 	v.checkDirectives(f)
 	ssdName := v.checkImports(f)
 	v.checkSyntax(f)
+	v.checkConstantStrings(f)
 
 	c := &Checked{Source: v.src, ID: SourceID(v.src), Fset: v.fset, File: f}
 	loadTypeEnv()
@@ -178,6 +205,7 @@ func (v *validation) run() (*Checked, error) {
 		return nil, nil
 	}
 	v.checkSignature(pkg)
+	v.checkSizes(f, info)
 	c.Types, c.Info = pkg, info
 	return c, nil
 }
@@ -195,6 +223,10 @@ func (v *validation) checkDirectives(f *ast.File) {
 				v.add(c.Pos(), "compiler directive %s is not allowed in a policy", name)
 			case strings.HasPrefix(text, "//line "), strings.HasPrefix(text, "/*line "):
 				v.add(c.Pos(), "line directives are not allowed in a policy")
+			case strings.HasPrefix(strings.TrimLeft(text[2:], " \t"), "+build"):
+				v.add(c.Pos(), "build constraints (+build) are not allowed in a policy")
+			case strings.HasPrefix(text, "//yaegi:"):
+				v.add(c.Pos(), "interpreter directives (//yaegi:) are not allowed in a policy")
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +67,17 @@ func TestValidateRejects(t *testing.T) {
 		{"type error", "package policy\n\nimport \"ssd\"\n\nfunc Policy(v *ssd.View, agent int) int { return v.Teleport(agent) }\n", "5:52: v.Teleport undefined (type *ssd.View has no field or method Teleport)"},
 		{"unexported field", "package policy\n\nimport \"ssd\"\n\nfunc Policy(v *ssd.View, agent int) int {\n\tv.st.Pos[agent] = v.ApplePos(0)\n\treturn 7\n}\n", "6:4: v.st undefined"},
 		{"main", okPolicy + "\nfunc main() {}\n", "7:6: the name main is reserved"},
+		{"build constraint", "// +build ignore\n\npackage policy\n", "1:1: build constraints (+build) are not allowed"},
+		{"yaegi tags", "package policy\n\n//yaegi:tags x\n", "3:1: interpreter directives (//yaegi:) are not allowed"},
+		{"constant string bomb", "package policy\n\nconst s0 = \"xxxxxxxx\"\n" + func() string {
+			var b strings.Builder
+			for i := 1; i <= 26; i++ {
+				fmt.Fprintf(&b, "const s%d = s%d + s%d\n", i, i-1, i-1)
+			}
+			return b.String()
+		}(), "20:13: this constant expression could build a string of up to 1310720 bytes"},
+		{"huge array", okPolicy + "\nvar big [1 << 31]byte\n", "7:5: type [2147483648]byte is larger than"},
+		{"huge literal", okPolicy + "\nvar big = []byte{1 << 30: 1}\n", "7:18: composite literal index 1073741824 is beyond"},
 		{"reserved prefix", okPolicy + "\nvar __pe_x int\n", "7:5: names starting with __pe_ are reserved"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -142,4 +154,22 @@ func FuzzValidate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestValidateIsCheapOnHostileSources: validation runs in the host, so a
+// source built to make it slow or huge must stay cheap (the limits, not
+// the timing, are asserted: the issue count is capped, the bomb refused
+// before the checker folds it).
+func TestValidateIsCheapOnHostileSources(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package policy\n\nfunc f() {\n")
+	for b.Len() < MaxSourceSize-10 {
+		b.WriteString("x\n") // undefined: x, on every line
+	}
+	b.WriteString("}\n")
+	_, err := Validate([]byte(b.String()))
+	var ve *ValidationError
+	if !errors.As(err, &ve) || len(ve.Issues) != shownIssues+1 || !strings.Contains(ve.Issues[shownIssues].Msg, "more problems") {
+		t.Fatalf("got %d issues: %v", len(ve.Issues), err)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"policyevolve/envs/ssd"
 )
@@ -160,9 +161,25 @@ func call(policy Policy, v *ssd.View, agent int, panicLine func(any, []uintptr) 
 		if panicLine != nil {
 			line = panicLine(r, pcs[:n])
 		}
-		rep = &ErrorReply{Kind: KindPanic, Agent: agent, Line: line, Message: fmt.Sprint(r)}
+		rep = &ErrorReply{Kind: KindPanic, Agent: agent, Line: line, Message: Truncate(fmt.Sprint(r))}
 	}()
 	return policy(v, agent), nil
+}
+
+// MaxMessage bounds a reported message: a policy controls its panic
+// values, and their text travels to the host and into the store.
+const MaxMessage = 4 << 10
+
+// Truncate shortens s to MaxMessage bytes, on a rune boundary.
+func Truncate(s string) string {
+	if len(s) <= MaxMessage {
+		return s
+	}
+	cut := MaxMessage
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes more)", len(s)-cut)
 }
 
 // FileLine returns a PanicLine for compiled policies: the line of the
