@@ -183,9 +183,11 @@ func (w *proc) death(step int) (*PolicyError, error) {
 		pe.Kind = ErrTimeout
 		pe.Detail = "no answer within the step deadline; worker killed"
 	case ws.Signaled() && ws.Signal() == syscall.SIGXCPU,
-		// RLIMIT_CPU's SIGKILL; rusage samples CPU time more coarsely
-		// than the limit is enforced, hence the margin.
-		ws.Signaled() && ws.Signal() == syscall.SIGKILL && why == "" && usedCPU >= w.cpu*9/10:
+		// A SIGKILL the host did not send: RLIMIT_CPU's. (The kernel's OOM
+		// killer could send one too, but the address-space limit makes
+		// allocations fail first.) rusage samples CPU time more coarsely
+		// than the kernel enforces the limit, hence the wide margin.
+		ws.Signaled() && ws.Signal() == syscall.SIGKILL && why == "" && usedCPU >= w.cpu/2:
 		pe.Kind = ErrCPUBudget
 		pe.Detail = fmt.Sprintf("used %.1fs of CPU; the episode budget is %v", usedCPU.Seconds(), w.cpu)
 	case strings.Contains(out, "stack overflow") || strings.Contains(out, "stack exceeds"):
@@ -202,7 +204,7 @@ func (w *proc) death(step int) (*PolicyError, error) {
 		if ps != nil {
 			status = ps.String()
 		}
-		pe.Detail = "worker " + status
+		pe.Detail = fmt.Sprintf("worker %s (cpu %.2fs of %v)", status, usedCPU.Seconds(), w.cpu)
 		if last := lastLine(out); last != "" {
 			pe.Detail += ": " + last
 		}

@@ -193,6 +193,11 @@ func (s *Store) Compact() (before, after int64, err error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	leave, err := s.enter(true)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer leave()
 	src, err := s.open(false)
 	if err != nil {
 		return 0, 0, err

@@ -13,8 +13,10 @@
 // only for the milliseconds of each transaction, and `pool ls` from a
 // second shell waits at most that long (bounded by Options.Timeout, after
 // which it fails with ErrBusy instead of hanging) and sees everything
-// committed so far: it is never stale. Within one process, a RWMutex
-// orders the opens. Transactions never span an evaluation or an LLM call.
+// committed so far: it is never stale. Two lock files next to the store
+// (.lock and .gate, see enter) queue the processes so that readers in a
+// tight loop cannot starve a writer; within one process, a RWMutex orders
+// the opens. Transactions never span an evaluation or an LLM call.
 //
 // # Safety
 //

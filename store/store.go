@@ -191,6 +191,11 @@ func (s *Store) Update(fn func(*Tx) error) error {
 func (s *Store) view(fn func(*bolt.Tx) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	leave, err := s.enter(false)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	db, err := s.open(true)
 	if err != nil {
 		return err
@@ -205,6 +210,11 @@ func (s *Store) update(fn func(*bolt.Tx) error) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	leave, err := s.enter(true)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	db, err := s.open(false)
 	if err != nil {
 		return err

@@ -484,7 +484,8 @@ func TestBusyInsteadOfHanging(t *testing.T) {
 }
 
 // TestConcurrentStores: a writer and readers on separate Store values (as
-// separate processes would be) interleave without errors or lost writes.
+// separate processes would be) interleave without errors or lost writes,
+// and readers reading back to back do not starve the writer.
 func TestConcurrentStores(t *testing.T) {
 	s := newStore(t)
 	reader, _ := Open(s.Path(), Options{ReadOnly: true})
