@@ -164,8 +164,8 @@ func (w *proc) close() {
 // the policy's (the worker could not even apply its limits).
 func (w *proc) death(step int) (*PolicyError, error) {
 	w.reap(5 * time.Second)
-	pe := &PolicyError{Agent: -1, Step: step, Output: w.out.String()}
 	out := w.out.String()
+	pe := &PolicyError{Agent: -1, Step: step, Output: out}
 	ps := w.cmd.ProcessState
 	var ws syscall.WaitStatus
 	if ps != nil {

@@ -94,14 +94,7 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "Usage: policyevolve COMMAND [flags]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
-	}
+	listCommands(w, commands)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'policyevolve COMMAND --help' for a command's flags.")
 }
@@ -110,6 +103,18 @@ func printHelp(w io.Writer) {
 type flagSet struct {
 	*flag.FlagSet
 	help func()
+}
+
+// listCommands prints commands and their summaries, sorted by name.
+func listCommands(w io.Writer, cmds map[string]command) {
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+	}
 }
 
 // newFlagSet returns a FlagSet that reports errors through parseFlags
@@ -171,14 +176,7 @@ func parseFlags(fs *flagSet, args []string, positional bool) error {
 func runGroup(ctx context.Context, group, about string, cmds map[string]command, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintf(stdout, "Usage: policyevolve %s SUBCOMMAND [flags]\n\n%s\n\n", group, about)
-		names := make([]string, 0, len(cmds))
-		for n := range cmds {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			fmt.Fprintf(stdout, "  %-8s %s\n", n, cmds[n].summary)
-		}
+		listCommands(stdout, cmds)
 		if len(args) == 0 {
 			return usagef("missing subcommand")
 		}

@@ -219,14 +219,11 @@ metrics, and every match it played.`, stdout)
 		return err
 	}
 	return s.View(func(tx *store.Tx) error {
-		id, err := tx.ResolvePolicy(pos[0])
+		p, err := findPolicy(tx, pos[0])
 		if err != nil {
 			return err
 		}
-		p, err := tx.Policy(id)
-		if err != nil {
-			return err
-		}
+		id := p.ID
 		fmt.Fprintf(stdout, "policy   %s\n", p.ID)
 		if p.Name != "" {
 			fmt.Fprintf(stdout, "name     %s\n", p.Name)
@@ -343,11 +340,7 @@ func cmdPoolDiff(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var a, b *store.Policy
 	err = s.View(func(tx *store.Tx) error {
 		for k, pre := range pos {
-			id, err := tx.ResolvePolicy(pre)
-			if err != nil {
-				return err
-			}
-			p, err := tx.Policy(id)
+			p, err := findPolicy(tx, pre)
 			if err != nil {
 				return err
 			}
@@ -436,12 +429,8 @@ func cmdPoolExport(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	var p *store.Policy
-	err = s.View(func(tx *store.Tx) error {
-		id, err := tx.ResolvePolicy(pos[0])
-		if err != nil {
-			return err
-		}
-		p, err = tx.Policy(id)
+	err = s.View(func(tx *store.Tx) (err error) {
+		p, err = findPolicy(tx, pos[0])
 		return err
 	})
 	if err != nil {

@@ -48,6 +48,15 @@ func resolve(s *store.Store, prefix string) (string, error) {
 	return id, err
 }
 
+// findPolicy loads the policy a unique id prefix names.
+func findPolicy(tx *store.Tx, prefix string) (*store.Policy, error) {
+	id, err := tx.ResolvePolicy(prefix)
+	if err != nil {
+		return nil, err
+	}
+	return tx.Policy(id)
+}
+
 // envOptions select an environment.
 type envOptions struct {
 	game   string
