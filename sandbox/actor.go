@@ -22,6 +22,12 @@ type actor struct {
 	payload  []byte
 	stopCtx  func() bool
 	finished bool // the worker failed or was stopped: nothing more to ask
+
+	// The cost of the episode so far: CPU time the worker reported for
+	// its steps, and the budget for the whole episode (0: none).
+	cpu    time.Duration
+	steps  int
+	budget time.Duration
 }
 
 var _ envs.Actor = (*actor)(nil)
@@ -41,10 +47,12 @@ func (a *actor) Begin(ctx context.Context, info envs.EpisodeInfo) (err error) {
 	}()
 	a.w, a.agents, a.game, a.finished = w, info.Agents, info.Layout.Game, false
 	a.acts = make([]int64, len(info.Agents))
+	a.cpu, a.steps = 0, 0
+	a.budget = sb.costPerAgentStep(a.prog.Backend) * time.Duration(len(info.Agents)*info.Layout.MaxSteps)
 	a.stopCtx = context.AfterFunc(ctx, func() { w.kill("cancelled") })
 	hello := &worker.Hello{
 		Seed:        info.Seed,
-		StepTimeout: uint32(min(sb.cfg.StepTimeout.Microseconds()*9/10, math.MaxUint32)),
+		StepTimeout: uint32(min(sb.cfg.StepTimeout.Microseconds(), math.MaxUint32)),
 		Agents:      info.Agents,
 		Layout:      info.Layout,
 		Source:      a.prog.code,
@@ -55,6 +63,11 @@ func (a *actor) Begin(ctx context.Context, info envs.EpisodeInfo) (err error) {
 	}
 	switch typ {
 	case worker.MsgReady:
+		conf, err := worker.DecodeReady(payload)
+		if err != nil {
+			return a.protocol(-1, err.Error())
+		}
+		sb.recordConfinement(conf)
 		return nil
 	case worker.MsgError:
 		return a.reported(payload, -1)
@@ -71,7 +84,8 @@ func (a *actor) Act(ctx context.Context, st *ssd.State, actions []int) error {
 		return err
 	}
 	a.payload = worker.AppendStep(a.payload[:0], st)
-	typ, payload, err := a.w.exchange(worker.MsgStep, a.payload, a.prog.sb.cfg.StepTimeout)
+	cfg := &a.prog.sb.cfg
+	typ, payload, err := a.w.exchange(worker.MsgStep, a.payload, cfg.StepWall)
 	if err != nil {
 		return a.failure(ctx, st.Step, err)
 	}
@@ -82,8 +96,22 @@ func (a *actor) Act(ctx context.Context, st *ssd.State, actions []int) error {
 	default:
 		return a.protocol(st.Step, fmt.Sprintf("unexpected reply %q to a step", typ))
 	}
-	if err := worker.DecodeActions(payload, a.acts); err != nil {
+	used, err := worker.DecodeActions(payload, a.acts)
+	if err != nil {
 		return a.protocol(st.Step, err.Error())
+	}
+	a.cpu += used
+	a.steps++
+	if used > cfg.StepTimeout {
+		// Over the limit, but done before the watchdog looked.
+		a.stop()
+		return &PolicyError{Kind: ErrTimeout, Agent: -1, Step: st.Step, Program: a.prog.ID,
+			Detail: fmt.Sprintf("the step used %v of CPU time, more than the limit of %v", used.Round(time.Millisecond), cfg.StepTimeout)}
+	}
+	if a.budget > 0 && a.cpu > a.budget {
+		a.stop()
+		return &PolicyError{Kind: ErrCost, Agent: -1, Step: st.Step, Program: a.prog.ID,
+			Detail: a.prog.sb.costDetail(a.prog.Backend, a.cpu, a.steps, len(a.agents))}
 	}
 	n := int64(a.game.NumActions())
 	for k, v := range a.acts {
@@ -112,13 +140,21 @@ func (a *actor) stop() {
 	a.w.kill("stopped")
 }
 
-// failure explains an exchange that failed: cancellation, a deadline, or
-// the worker's death.
+// failure explains an exchange that failed: cancellation, or the
+// worker's end. What the policy did decides, not when the host noticed:
+// a worker that printed past the output limit, or reported a panic, is
+// reported as such even when the wait for it ran out first.
 func (a *actor) failure(ctx context.Context, step int, err error) error {
 	a.finished = true
 	if ctx.Err() != nil {
 		a.w.kill("cancelled")
 		return ctx.Err()
+	}
+	a.w.reap(5 * time.Second)
+	if !a.w.printedTooMuch() {
+		if typ, payload, ok := a.w.pending(); ok && typ == worker.MsgError {
+			return a.reported(payload, step)
+		}
 	}
 	pe, sysErr := a.w.death(step)
 	if sysErr != nil {
@@ -126,7 +162,7 @@ func (a *actor) failure(ctx context.Context, step int, err error) error {
 	}
 	pe.Program = a.prog.ID
 	if pe.Kind == ErrTimeout {
-		pe.Detail = fmt.Sprintf("no answer within %v", a.prog.sb.cfg.StepTimeout)
+		pe.Detail = fmt.Sprintf("no answer within %v of wall-clock time; worker killed", a.prog.sb.cfg.StepWall)
 		if step < 0 {
 			pe.Detail = fmt.Sprintf("the worker did not start within %v", a.prog.sb.cfg.StartTimeout)
 		}
@@ -143,6 +179,11 @@ func (a *actor) reported(payload []byte, step int) error {
 		return a.protocol(step, err.Error())
 	}
 	a.w.reap(time.Second)
+	if a.w.printedTooMuch() {
+		pe, _ := a.w.death(step)
+		pe.Program = a.prog.ID
+		return pe
+	}
 	pe := &PolicyError{Agent: r.Agent, Step: step, Line: r.Line, Detail: worker.Truncate(r.Message), Program: a.prog.ID,
 		Output: a.w.out.String()}
 	switch r.Kind {

@@ -7,6 +7,7 @@ import (
 
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/envs/ssd/worker"
 )
 
 func benchEpisode(b *testing.B, prog *Program, game ssd.Game, steps int) {
@@ -50,5 +51,23 @@ func BenchmarkRoundTrip(b *testing.B) {
 		b.Run(string(be), func(b *testing.B) {
 			benchEpisode(b, compile(b, newSandbox(b, be), src), ssd.Gathering, 1000)
 		})
+	}
+}
+
+// BenchmarkStart measures starting a worker and loading its policy (a
+// 1-step episode), with every confinement layer and with none: the price
+// of the namespaces, seccomp and Landlock at start-up.
+func BenchmarkStart(b *testing.B) {
+	const src = "package policy\n\nimport \"ssd\"\n\nfunc Policy(v *ssd.View, agent int) int { return ssd.Stand }\n"
+	for _, be := range backends {
+		for _, mode := range []struct {
+			name string
+			off  worker.Layer
+		}{{"confined", 0}, {"unconfined", worker.AllLayers}} {
+			b.Run(string(be)+"/"+mode.name, func(b *testing.B) {
+				sb := newSandbox(b, be, func(c *Config) { c.Unconfined = mode.off })
+				benchEpisode(b, compile(b, sb, src), ssd.Gathering, 1)
+			})
+		}
 	}
 }

@@ -168,7 +168,7 @@ func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string
 	cmd.Env = buildEnv()
 	// The go command starts the compiler and linker: kill them all, not
 	// just go, when the build is cancelled or times out.
-	cmd.SysProcAttr = procAttr()
+	cmd.SysProcAttr = procAttr(nsLevel{})
 	cmd.Cancel = func() error { return killGroup(cmd.Process) }
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()

@@ -11,8 +11,12 @@ import (
 var (
 	// ErrInvalid: the source failed static validation (*ValidationError).
 	ErrInvalid = errors.New("invalid policy")
-	// ErrTimeout: a step took longer than the per-step deadline.
+	// ErrTimeout: a step used more CPU time than the per-step deadline, or
+	// the worker gave no answer at all within the wall-clock backstop.
 	ErrTimeout = errors.New("timeout")
+	// ErrCost: the policy costs more CPU time than the cost budget (at
+	// admission, projected from the smoke test; in an episode, spent).
+	ErrCost = errors.New("cost budget exceeded")
 	// ErrCPUBudget: the episode used more CPU time than its budget.
 	ErrCPUBudget = errors.New("cpu budget exceeded")
 	// ErrPanic: the policy panicked.

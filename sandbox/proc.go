@@ -32,23 +32,49 @@ type proc struct {
 	closeOnce sync.Once
 }
 
-// start launches a worker for p with its limits in the environment. The
+// start launches a worker for p, to play agents of an episode of steps
+// steps, with its limits and confinement in the environment. The
 // environment holds nothing else: no API keys, no YAEGI_* variables.
 func (s *Sandbox) start(p *Program) (*proc, error) {
-	cpu := int64(math.Ceil(s.cfg.EpisodeCPU.Seconds()))
-	lim := worker.Limits{AddressSpace: s.cfg.MemoryLimit, CPUSeconds: cpu, Stack: s.cfg.StackLimit}
+	exe, env := p.binary, []string(nil)
+	if p.Backend == Yaegi {
+		exe, env = s.cfg.WorkerExe, []string{envWorker + "=yaegi"}
+	}
+	return s.launch(exe, env, s.limits(p.Backend))
+}
+
+// limits are the resource limits and self-applied confinement of a
+// worker of backend be.
+func (s *Sandbox) limits(be Backend) worker.Limits {
+	return worker.Limits{
+		AddressSpace: s.cfg.MemoryLimit,
+		CPUSeconds:   int64(math.Ceil(s.cfg.EpisodeCPU.Seconds())),
+		Stack:        s.cfg.StackLimit,
+		NoFile:       workerNoFile,
+		NProc:        workerNProc,
+		Confine:      worker.WorkerLayers &^ s.cfg.Unconfined,
+		// A compiled worker confines itself before the policy's
+		// package-level variables are initialised; the interpreting worker
+		// before it interprets the policy (see yaegiWorkerMain).
+		Early: be == Native,
+	}
+}
+
+// launch starts exe as a worker with the given limits, in the best
+// namespaces the kernel grants (probed at the first start, then reused).
+func (s *Sandbox) launch(exe string, extraEnv []string, lim worker.Limits) (*proc, error) {
 	// MALLOC_ARENA_MAX=1: a cgo-linked worker (policyevolve itself, for
 	// yaegi) would otherwise reserve a 64 MiB malloc arena per thread,
 	// most of the address-space budget.
-	env := []string{"GOMAXPROCS=1", "MALLOC_ARENA_MAX=1", worker.EnvLimits + "=" + lim.String()}
-	var exe string
-	switch p.Backend {
-	case Native:
-		exe = p.binary
-	case Yaegi:
-		exe = s.cfg.WorkerExe
-		env = append(env, envWorker+"=yaegi")
+	env := append([]string{"GOMAXPROCS=1", "MALLOC_ARENA_MAX=1", worker.EnvLimits + "=" + lim.String()}, extraEnv...)
+	// The worker may run as another user, who cannot reach exe's directory
+	// (a 0700 build or cache directory): it executes the file through a
+	// descriptor the host opened, and closes that descriptor at once.
+	exeFile, err := os.Open(exe)
+	if err != nil {
+		return nil, fmt.Errorf("start worker: %w", err)
 	}
+	defer exeFile.Close()
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
@@ -59,16 +85,29 @@ func (s *Sandbox) start(p *Program) (*proc, error) {
 		reqW.Close()
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
-	w := &proc{req: reqW, rep: repR, cpu: time.Duration(cpu) * time.Second, waited: make(chan struct{})}
+	w := &proc{req: reqW, rep: repR, cpu: time.Duration(lim.CPUSeconds) * time.Second, waited: make(chan struct{})}
 	w.out = &capture{limit: s.cfg.OutputLimit, onLimit: func() { w.kill("output limit") }}
-	cmd := exec.Command(exe)
-	cmd.Env = env
-	cmd.Dir = os.TempDir()
-	cmd.Stdout = w.out
-	cmd.Stderr = w.out
-	cmd.ExtraFiles = []*os.File{reqR, repW}
-	cmd.SysProcAttr = procAttr()
-	err = cmd.Start()
+	failed := map[nsLevel]error{}
+	var cmd *exec.Cmd
+	for _, level := range s.ns.levels(s.cfg.Unconfined) {
+		cmd = exec.Command("/proc/self/fd/5")
+		cmd.Args = []string{"policy-worker"}
+		cmd.Env = env
+		cmd.Dir = "/"
+		cmd.Stdout = w.out
+		cmd.Stderr = w.out
+		cmd.ExtraFiles = []*os.File{reqR, repW, exeFile}
+		cmd.SysProcAttr = procAttr(level)
+		err = cmd.Start()
+		if err != nil && (level.user || level.net) && nsRefused(err) {
+			failed[level] = err
+			continue
+		}
+		if err == nil {
+			s.ns.settle(level, failed)
+		}
+		break
+	}
 	reqR.Close()
 	repW.Close()
 	if err != nil {
@@ -110,11 +149,12 @@ func (w *proc) killedFor() string {
 	return w.killed
 }
 
-// exchange sends one request and reads the reply, both within timeout.
-// Past the timeout it allows a short grace for the report of the worker's
-// own watchdog (which names the agent that ran too long), then kills it.
-func (w *proc) exchange(typ byte, payload []byte, timeout time.Duration) (byte, []byte, error) {
-	deadline := time.Now().Add(timeout)
+// exchange sends one request and reads the reply, both within wall, a
+// wall-clock bound: the worker's own watchdog judges how long the policy
+// took (in CPU time); wall only ends the wait for a worker that cannot
+// answer at all, which is then killed.
+func (w *proc) exchange(typ byte, payload []byte, wall time.Duration) (byte, []byte, error) {
+	deadline := time.Now().Add(wall)
 	w.req.SetWriteDeadline(deadline)
 	if err := worker.WriteFrame(w.req, typ, payload); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -122,16 +162,11 @@ func (w *proc) exchange(typ byte, payload []byte, timeout time.Duration) (byte, 
 		}
 		return 0, nil, err
 	}
-	w.rep.SetReadDeadline(deadline.Add(max(timeout/4, 25*time.Millisecond)))
+	w.rep.SetReadDeadline(deadline)
 	rt, rp, buf, err := worker.ReadFrame(w.rep, w.buf)
 	w.buf = buf
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		w.kill("timeout")
-	}
-	if err == nil && rt != worker.MsgError && time.Now().After(deadline) {
-		// An answer, but a late one: the deadline is the deadline.
-		w.kill("timeout")
-		return 0, nil, os.ErrDeadlineExceeded
 	}
 	return rt, rp, err
 }
@@ -176,7 +211,7 @@ func (w *proc) death(step int) (*PolicyError, error) {
 		usedCPU = ps.UserTime() + ps.SystemTime()
 	}
 	switch why := w.killedFor(); {
-	case why == "output limit":
+	case why == "output limit" || w.printedTooMuch():
 		pe.Kind = ErrOutputLimit
 		pe.Detail = fmt.Sprintf("printed more than %d bytes", w.out.limit)
 	case why == "timeout":
@@ -190,6 +225,9 @@ func (w *proc) death(step int) (*PolicyError, error) {
 		ws.Signaled() && ws.Signal() == syscall.SIGKILL && why == "" && usedCPU >= w.cpu/2:
 		pe.Kind = ErrCPUBudget
 		pe.Detail = fmt.Sprintf("used %.1fs of CPU; the episode budget is %v", usedCPU.Seconds(), w.cpu)
+	case ws.Signaled() && ws.Signal() == syscall.SIGSYS:
+		pe.Kind = ErrCrashed
+		pe.Detail = "killed by the sandbox's seccomp filter: a system call of another architecture's calling convention"
 	case strings.Contains(out, "stack overflow") || strings.Contains(out, "stack exceeds"):
 		pe.Kind = ErrCrashed
 		pe.Detail = "stack overflow (too deep a recursion?)"
@@ -210,6 +248,25 @@ func (w *proc) death(step int) (*PolicyError, error) {
 		}
 	}
 	return pe, nil
+}
+
+// printedTooMuch reports whether the worker printed more than its output
+// limit. Once the worker has been reaped, everything it printed has been
+// counted.
+func (w *proc) printedTooMuch() bool {
+	w.out.mu.Lock()
+	defer w.out.mu.Unlock()
+	return w.out.n > w.out.limit
+}
+
+// pending returns a reply the worker wrote but the host had not read when
+// it stopped waiting. Call it only after the worker has been reaped: the
+// pipe then ends after the worker's last frame.
+func (w *proc) pending() (byte, []byte, bool) {
+	w.rep.SetReadDeadline(time.Now().Add(time.Second))
+	typ, payload, buf, err := worker.ReadFrame(w.rep, w.buf)
+	w.buf = buf
+	return typ, payload, err == nil
 }
 
 func lastLine(s string) string {

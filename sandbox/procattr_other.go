@@ -7,7 +7,7 @@ import (
 	"syscall"
 )
 
-func procAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+func procAttr(nsLevel) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
 func killGroup(p *os.Process) error {
 	if p == nil {

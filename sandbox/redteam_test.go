@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -186,13 +187,36 @@ var hostiles = []hostile{
 		kind: ErrPanic, want: "panic at step 4 (agent 0)"},
 	{name: "out-of-range action", src: policyWith("if agent == 2 {\n\t\treturn 9\n\t}\n\treturn ssd.Stand"),
 		kind: ErrInvalidAction, want: "invalid action at step 0 (agent 2): returned 9; gathering actions are 0-7"},
+	// The step deadline is far away: printing a megabyte costs yaegi
+	// about as much CPU time as the default deadline allows.
 	{name: "megabytes of output", src: policyWith("for i := 0; i < 100000; i++ {\n\t\tprintln(\"spam spam spam spam spam spam spam spam spam spam spam spam\")\n\t}\n\treturn ssd.Stand"),
-		kind: ErrOutputLimit, want: "printed more than 1048576 bytes"},
+		kind: ErrOutputLimit, want: "printed more than 1048576 bytes", cfg: func(c *Config) { c.StepTimeout = 10 * time.Second }},
 	// Each step stays well inside its deadline; the episode as a whole
 	// does not fit its CPU budget. (yaegi runs the loop ~100x slower.)
 	{name: "cpu budget", src: policyWith("x := 0\n\tfor i := 0; i < 20000000; i++ {\n\t\tx += i % 7\n\t}\n\treturn x % 2"),
 		yaegiSrc: policyWith("x := 0\n\tfor i := 0; i < 300000; i++ {\n\t\tx += i % 7\n\t}\n\treturn x % 2"),
-		kind:     ErrCPUBudget, want: "cpu budget exceeded", cfg: func(c *Config) { c.EpisodeCPU = time.Second; c.StepTimeout = 2 * time.Second }},
+		kind:     ErrCPUBudget, want: "cpu budget exceeded",
+		cfg: func(c *Config) { c.EpisodeCPU = time.Second; c.StepTimeout = 2 * time.Second; c.CostBudget = -1 }},
+	// Each step fits its (here generous) deadline and the episode its CPU
+	// budget, but the policy costs five times the cost budget per agent and
+	// step: the episode stops for its cost.
+	{name: "costly", src: burnPolicy(3000000), yaegiSrc: burnPolicy(1500000), kind: ErrCost, want: "cost budget exceeded",
+		cfg: func(c *Config) { c.StepTimeout = 5 * time.Second }},
+}
+
+// burnPolicy burns CPU time before it chooses: n rounds of xorshift take
+// about 1.8n ns natively, 30n ns in yaegi.
+func burnPolicy(n int) string {
+	return policyWith(fmt.Sprintf(`h := uint64(agent + 1)
+	for i := 0; i < %d; i++ {
+		h ^= h << 13
+		h ^= h >> 7
+		h ^= h << 17
+	}
+	if h == 0 {
+		return ssd.Stand
+	}
+	return v.GreedyAction(agent)`, n))
 }
 
 func policyWith(body string) string {

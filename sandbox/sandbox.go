@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"policyevolve/envs"
+	"policyevolve/envs/ssd/worker"
 )
 
 // Backend names a way of running policies.
@@ -46,17 +47,31 @@ func ParseBackend(s string) (Backend, error) {
 // default, set in applyDefaults.
 type Config struct {
 	Backend Backend
-	// StepTimeout bounds one step: the time a worker may take to answer the
-	// actions of all its agents. The worker's own watchdog fires at 90% of
-	// it and reports the agent being asked; the host waits a short grace
-	// past 100% for that report, then kills the worker. An answer after
-	// the deadline counts as a timeout.
+	// StepTimeout bounds one step: the CPU time a worker may use to answer
+	// the actions of all its agents. CPU time, not wall-clock time, so
+	// that a loaded machine does not turn a policy's honest step into a
+	// timeout. The worker's watchdog stops a longer step and names the
+	// agent being asked.
 	StepTimeout time.Duration
+	// StepWall bounds the wall-clock wait for one step's answer: the
+	// backstop for a worker that cannot answer at all (starved by an
+	// overloaded machine, or broken). Past it the host kills the worker
+	// and reports a timeout. Default 10×StepTimeout + 1 s, far beyond what
+	// an honest step takes even on a busy machine.
+	StepWall time.Duration
 	// StartTimeout bounds starting a worker and loading its policy
 	// (package-level initialisation included).
 	StartTimeout time.Duration
-	// EpisodeCPU is a worker's CPU time budget for a whole episode
-	// (RLIMIT_CPU, whole seconds, rounded up).
+	// CostBudget is the CPU time a policy may spend on a 1000-step episode
+	// of 10 agents on the native backend (1 ms per agent and step),
+	// scaled to the episode's agents and steps, and by YaegiCostFactor on
+	// the yaegi backend. Admission (Smoke) refuses a policy whose smoke
+	// test projects beyond it, and an episode that exceeds it stops with
+	// ErrCost. Negative: no budget.
+	CostBudget time.Duration
+	// EpisodeCPU is a worker's hard CPU time limit (RLIMIT_CPU, whole
+	// seconds, rounded up): the kernel's backstop behind the watchdog and
+	// the cost budget.
 	EpisodeCPU time.Duration
 	// MemoryLimit is a worker's address-space limit (RLIMIT_AS), bytes.
 	MemoryLimit int64
@@ -66,6 +81,10 @@ type Config struct {
 	// OutputLimit is how much a worker may print (stdout and stderr
 	// together) before it is stopped with ErrOutputLimit.
 	OutputLimit int64
+	// Unconfined leaves confinement layers off, for tests and diagnosis
+	// only: by default every worker runs under every layer the kernel
+	// offers (see worker.Layer).
+	Unconfined worker.Layer
 	// CacheDir holds compiled native workers, keyed by a hash of the
 	// source, the ssd API and the Go version.
 	CacheDir string
@@ -84,16 +103,24 @@ type Config struct {
 
 // Defaults, with the reasons for them.
 const (
-	// 100 ms per step for all of a worker's agents: a 1000-step episode
-	// cannot take more than 100 s, while a native BFS-heavy policy needs
-	// well under 1 ms per step and a yaegi one ~10 ms.
+	// 100 ms of CPU per step for all of a worker's agents, while a native
+	// BFS-heavy policy needs well under 1 ms per step and a yaegi one ~10 ms.
 	DefaultStepTimeout = 100 * time.Millisecond
+	// 10 s of CPU for a 1000-step episode of 10 agents: ten times what an
+	// expensive honest policy needs natively (a Voronoi flood per agent per
+	// step), so that ordinary load cannot flip the verdict, and a hundred
+	// times a BFS collector.
+	DefaultCostBudget = 10 * time.Second
+	// YaegiCostFactor scales the cost budget on the yaegi backend, where
+	// policy code runs 100-650 times slower but the helpers it calls run
+	// natively.
+	YaegiCostFactor = 10
 	// Starting a native worker takes milliseconds; yaegi needs ~10 ms to
 	// compile a 200-line policy. 20 s leaves room for a loaded machine.
 	DefaultStartTimeout = 20 * time.Second
 	// An honest native episode takes well under a second of CPU, a yaegi
-	// one under ten; a minute catches only policies that burn time on
-	// purpose or by accident.
+	// one under ten; a minute (ten on yaegi) is far behind the cost
+	// budget, which stops a costly episode first.
 	DefaultEpisodeCPU = 60 * time.Second
 	// Go runs under 1 GiB of address space but not under ~300 MB.
 	DefaultMemoryLimit = 1 << 30
@@ -118,11 +145,14 @@ func (c *Config) applyDefaults() {
 	if c.StepTimeout <= 0 {
 		c.StepTimeout = DefaultStepTimeout
 	}
+	if c.StepWall <= 0 {
+		c.StepWall = 10*c.StepTimeout + time.Second
+	}
 	if c.StartTimeout <= 0 {
 		c.StartTimeout = DefaultStartTimeout
 	}
-	if c.EpisodeCPU <= 0 {
-		c.EpisodeCPU = DefaultEpisodeCPU
+	if c.CostBudget == 0 {
+		c.CostBudget = DefaultCostBudget
 	}
 	if c.MemoryLimit <= 0 {
 		c.MemoryLimit = DefaultMemoryLimit
@@ -162,6 +192,11 @@ type Sandbox struct {
 
 	mu       sync.Mutex
 	building map[string]*buildCall // native builds in progress, by cache key
+
+	ns      nsState    // namespaces for workers, probed at the first start
+	confMu  sync.Mutex // guards conf and noticed
+	conf    worker.Confinement
+	noticed bool
 }
 
 // New returns a Sandbox with the backend resolved: Auto becomes Native
@@ -189,6 +224,12 @@ func New(cfg Config) (*Sandbox, error) {
 		s.backend = Yaegi
 	default:
 		return nil, fmt.Errorf("unknown backend %q", cfg.Backend)
+	}
+	if s.cfg.EpisodeCPU <= 0 {
+		s.cfg.EpisodeCPU = DefaultEpisodeCPU
+		if s.backend == Yaegi {
+			s.cfg.EpisodeCPU *= YaegiCostFactor
+		}
 	}
 	if s.backend == Yaegi && cfg.WorkerExe == "" {
 		exe, err := os.Executable()

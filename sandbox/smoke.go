@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
@@ -11,43 +13,86 @@ import (
 // SmokeSteps is the length of the smoke test, as in the paper.
 const SmokeSteps = 50
 
-// Smoke is the paper's 50-step test plus a determinism probe: every agent
-// of the game's default map plays the program for SmokeSteps steps from
-// seed 0, twice, each time with a fresh instance. Both runs must finish
-// and choose the same actions; a difference is an ErrNondeterministic
-// PolicyError naming the first step and agent that differ.
+// Smoke is the paper's 50-step test plus a determinism probe and a cost
+// check: every agent of the game's default map plays the program for
+// SmokeSteps steps from seed 0, twice, each time with a fresh instance.
+// Both runs must finish and choose the same actions; a difference is an
+// ErrNondeterministic PolicyError naming the first step and agent that
+// differ. A policy whose CPU time per step, projected over an episode,
+// exceeds the cost budget is an ErrCost PolicyError with advice a planner
+// can act on.
 func (p *Program) Smoke(ctx context.Context, game ssd.Game) error {
+	_, err := p.SmokeTest(ctx, game)
+	return err
+}
+
+// SmokeReport is what the smoke test measured.
+type SmokeReport struct {
+	Steps   int           // steps played, both runs together
+	Agents  int           // agents per step
+	CPU     time.Duration // CPU time the policy used on them
+	PerStep time.Duration // CPU time per step, for all agents
+	Budget  time.Duration // the cost budget per step for as many agents; 0: none
+}
+
+// SmokeTest is Smoke, and reports what it measured (also when the policy
+// failed, as far as it got).
+func (p *Program) SmokeTest(ctx context.Context, game ssd.Game) (*SmokeReport, error) {
 	m, err := envs.BuiltinMap(game, envs.DefaultMap(game))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	env, err := envs.New(envs.Config{Map: m, Agents: envs.DefaultAgents, MaxSteps: SmokeSteps})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	all := make([]int, envs.DefaultAgents)
 	for i := range all {
 		all[i] = i
 	}
 	var runs [2]*envs.Result
+	rep := &SmokeReport{Agents: len(all), Budget: p.sb.costPerAgentStep(p.Backend) * time.Duration(len(all))}
 	for k := range runs {
-		res, err := envs.Run(ctx, env, []envs.Seat{{Actor: p.Actor(), Agents: all}},
+		act := &actor{prog: p}
+		res, err := envs.Run(ctx, env, []envs.Seat{{Actor: act, Agents: all}},
 			envs.Options{Seed: 0, Record: true, Verify: true})
+		rep.CPU += act.cpu
+		rep.Steps += act.steps
+		if rep.Steps > 0 {
+			rep.PerStep = rep.CPU / time.Duration(rep.Steps)
+		}
+		if errors.Is(err, ErrCost) {
+			err = p.costError(rep, err)
+		}
 		if err != nil {
-			return fmt.Errorf("smoke test: %w", err)
+			return rep, fmt.Errorf("smoke test: %w", err)
 		}
 		runs[k] = res
+	}
+	if err := p.costError(rep, nil); err != nil {
+		return rep, fmt.Errorf("smoke test: %w", err)
 	}
 	for t := range runs[0].Trajectory.Steps {
 		a, b := runs[0].Trajectory.Steps[t].Actions, runs[1].Trajectory.Steps[t].Actions
 		for i := range a {
 			if a[i] != b[i] {
-				return &PolicyError{Kind: ErrNondeterministic, Agent: i, Step: t, Program: p.ID,
+				return rep, &PolicyError{Kind: ErrNondeterministic, Agent: i, Step: t, Program: p.ID,
 					Detail: fmt.Sprintf("(step %d, agent %d: %d vs %d) — e.g. ranging over a map, whose iteration order is random", t, i, a[i], b[i])}
 			}
 		}
 	}
-	return nil
+	return rep, nil
+}
+
+// costError returns the admission verdict on what the smoke test measured:
+// nil when it fits the budget (and stopped is nil), else an ErrCost
+// PolicyError with advice a planner can act on.
+func (p *Program) costError(rep *SmokeReport, stopped error) error {
+	if rep.Steps == 0 || rep.Budget == 0 || (stopped == nil && rep.PerStep <= rep.Budget) {
+		return stopped
+	}
+	return &PolicyError{Kind: ErrCost, Agent: -1, Step: -1, Program: p.ID,
+		Detail: p.sb.costAdvice(p.Backend, rep.PerStep, rep.Agents)}
 }
 
 // Check compiles src and runs the smoke test on game: the whole admission

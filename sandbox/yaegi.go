@@ -19,6 +19,7 @@ import (
 
 	"policyevolve/envs/ssd"
 	"policyevolve/envs/ssd/worker"
+	"policyevolve/sandbox/internal/threads"
 )
 
 // envWorker, set to "yaegi" in a process's environment, turns any binary
@@ -47,6 +48,9 @@ func yaegiWorkerMain() int {
 			return loadYaegi(h.Source, os.Stdout, stderr)
 		},
 		PanicLine: func(any, []uintptr) int { return pl.take() },
+		// Confined before the interpreter sees the policy: its
+		// package-level initialisation is policy code too.
+		Confine: func() worker.Confinement { return worker.ConfineSelf(threads.All()) },
 	})
 	if err != nil {
 		if !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -112,25 +116,39 @@ func loadYaegi(src []byte, stdout, stderr io.Writer) (pol worker.Policy, err err
 // prints when interpreted code panics ("12:3: panic: …", innermost frame
 // first) and remembers the first since the last take. yaegi v0.16.1
 // reports the start of the panicking function's body, not the statement.
+// It looks at each line once, and only at its start: a policy may print a
+// lot.
 type panicLines struct {
-	mu   sync.Mutex
-	line int
-	buf  []byte
+	mu      sync.Mutex
+	line    int
+	partial []byte // the start of the line being written
 }
 
-var panicRe = regexp.MustCompile(`(?m)^(?:[^\s:]*:)?(\d+):(\d+): panic`)
+var panicRe = regexp.MustCompile(`^(?:[^\s:]*:)?(\d+):(\d+): panic`)
+
+// panicLineStart bounds what is kept of a line: the position comes first.
+const panicLineStart = 256
 
 func (p *panicLines) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.buf = append(p.buf, b...)
-	if len(p.buf) > 1<<16 {
-		p.buf = p.buf[len(p.buf)-1<<15:]
-	}
-	if p.line == 0 {
-		if m := panicRe.FindSubmatch(p.buf); m != nil {
+	for data := b; len(data) > 0 && p.line == 0; {
+		chunk := data
+		end := bytes.IndexByte(data, '\n')
+		if end >= 0 {
+			chunk = data[:end]
+		}
+		if room := panicLineStart - len(p.partial); room > 0 {
+			p.partial = append(p.partial, chunk[:min(room, len(chunk))]...)
+		}
+		if end < 0 {
+			break
+		}
+		if m := panicRe.FindSubmatch(p.partial); m != nil {
 			p.line, _ = strconv.Atoi(string(m[1]))
 		}
+		p.partial = p.partial[:0]
+		data = data[end+1:]
 	}
 	return len(b), nil
 }
@@ -139,6 +157,6 @@ func (p *panicLines) take() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l := p.line
-	p.line, p.buf = 0, p.buf[:0]
+	p.line, p.partial = 0, p.partial[:0]
 	return l
 }

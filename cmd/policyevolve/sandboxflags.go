@@ -12,11 +12,14 @@ import (
 type sandboxOptions struct {
 	backend     string
 	stepTimeout time.Duration
+	costBudget  string
 }
 
 func (o *sandboxOptions) register(fs *flagSet) {
 	fs.StringVar(&o.backend, "backend", "auto", "how source policies run: native (compiled; needs a Go toolchain), yaegi (interpreted) or auto")
-	fs.DurationVar(&o.stepTimeout, "step-timeout", sandbox.DefaultStepTimeout, "deadline for one step of a source policy (all its agents)")
+	fs.DurationVar(&o.stepTimeout, "step-timeout", sandbox.DefaultStepTimeout, "CPU time one step of a source policy may use (all its agents)")
+	fs.StringVar(&o.costBudget, "cost-budget", sandbox.DefaultCostBudget.String(),
+		fmt.Sprintf("CPU time a source policy may spend on a 1000-step episode of 10 agents (native; x%d on yaegi), or off", sandbox.YaegiCostFactor))
 }
 
 // open resolves the flags into a Sandbox; notices go to stderr.
@@ -28,7 +31,14 @@ func (o *sandboxOptions) open(stderr io.Writer) (*sandbox.Sandbox, error) {
 	if o.stepTimeout <= 0 {
 		return nil, usagef("--step-timeout must be positive (got %v)", o.stepTimeout)
 	}
-	sb, err := sandbox.New(sandbox.Config{Backend: be, StepTimeout: o.stepTimeout, Notice: stderr})
+	cost := time.Duration(-1)
+	if o.costBudget != "off" {
+		cost, err = time.ParseDuration(o.costBudget)
+		if err != nil || cost <= 0 {
+			return nil, usagef("--cost-budget: want a positive duration such as 10s, or off (got %q)", o.costBudget)
+		}
+	}
+	sb, err := sandbox.New(sandbox.Config{Backend: be, StepTimeout: o.stepTimeout, CostBudget: cost, Notice: stderr})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}

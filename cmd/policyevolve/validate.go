@@ -6,14 +6,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"policyevolve/envs/ssd"
 	"policyevolve/sandbox"
 )
 
 type validateOptions struct {
-	file string
-	game string
+	file    string
+	game    string
+	verbose bool
 	sandboxOptions
 }
 
@@ -26,8 +28,14 @@ no goroutines, channels, select, cgo or compiler directives), type checking
 against the ssd API, compilation for the backend, then the paper's 50-step
 smoke test on the game's default map, run twice to probe determinism.
 
-Prints OK, or every problem with its line and column (exit status 1).`, stdout)
+A policy whose CPU time per step, projected over an episode, exceeds the
+cost budget is refused with advice on what makes it costly.
+
+Prints OK, or every problem with its line and column (exit status 1).
+With --verbose, also the policy's measured cost and the OS-level
+confinement its worker ran under.`, stdout)
 	fs.StringVar(&o.game, "game", "gathering", "game for the smoke test: gathering or cleanup")
+	fs.BoolVar(&o.verbose, "verbose", false, "print the measured cost per step and the worker's confinement layers")
 	o.register(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -53,7 +61,14 @@ func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	prog, err := sb.Check(ctx, src, game)
+	prog, err := sb.Compile(ctx, src)
+	var rep *sandbox.SmokeReport
+	if err == nil {
+		rep, err = prog.SmokeTest(ctx, game)
+	}
+	if o.verbose {
+		printValidateDetails(stdout, sb, rep)
+	}
 	if err != nil {
 		var ve *sandbox.ValidationError
 		if errors.As(err, &ve) {
@@ -64,4 +79,21 @@ func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Write
 	fmt.Fprintf(stdout, "OK %s: policy %.12s is valid, compiled (%s), and passed the %d-step smoke test and the determinism probe on %s\n",
 		o.file, prog.ID, prog.Backend, sandbox.SmokeSteps, game)
 	return nil
+}
+
+// printValidateDetails prints what --verbose adds: the measured cost and
+// the confinement of the policy's workers.
+func printValidateDetails(w io.Writer, sb *sandbox.Sandbox, rep *sandbox.SmokeReport) {
+	fmt.Fprintf(w, "backend: %s\n", sb.Backend())
+	if rep != nil && rep.Steps > 0 {
+		budget := "none"
+		if rep.Budget > 0 {
+			budget = fmt.Sprint(rep.Budget)
+		}
+		fmt.Fprintf(w, "cost: %v of CPU time per step for %d agents, over %d smoke-test steps (budget %s per step)\n",
+			rep.PerStep.Round(time.Microsecond), rep.Agents, rep.Steps, budget)
+	}
+	if c := sb.Confinement(); c != nil {
+		fmt.Fprintf(w, "worker confinement: %s\n", c)
+	}
 }

@@ -1,6 +1,10 @@
 package worker
 
-import "syscall"
+import (
+	"os"
+	"strconv"
+	"syscall"
+)
 
 // reexec replaces the process with a fresh start of the same program.
 func reexec(env []string) error {
@@ -37,6 +41,25 @@ func setrlimits(l Limits) error {
 		// budget is enforced by the kernel's SIGKILL at the hard limit.
 		if err := set(syscall.RLIMIT_CPU, uint64(l.CPUSeconds), uint64(l.CPUSeconds)); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// closeFrom closes every file descriptor from fd up.
+func closeFrom(fd int) error {
+	const sysCloseRange = 436 // the same number on every architecture
+	if _, _, e := syscall.RawSyscall(sysCloseRange, uintptr(fd), ^uintptr(0), 0); e == 0 {
+		return nil
+	}
+	// Kernels before 5.9.
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if n, err := strconv.Atoi(e.Name()); err == nil && n >= fd {
+			syscall.Close(n)
 		}
 	}
 	return nil

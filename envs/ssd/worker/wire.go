@@ -6,16 +6,18 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"policyevolve/envs/ssd"
 )
 
 // Version is the protocol version; a worker refuses a Hello of another.
-const Version = 1
+const Version = 2
 
 // Message types. Host to worker: Hello once, then Step per step, then
-// Quit. Worker to host: Ready after Hello, Actions after each Step, or
-// Error once, after which the worker exits.
+// Quit. Worker to host: Ready (with the worker's confinement) after Hello,
+// Actions (with the step's CPU time) after each Step, or Error once, after
+// which the worker exits.
 const (
 	MsgHello   byte = 'H'
 	MsgStep    byte = 'S'
@@ -43,7 +45,7 @@ var ErrProtocol = errors.New("protocol error")
 // Hello starts an episode in a worker.
 type Hello struct {
 	Seed        uint64
-	StepTimeout uint32 // microseconds the worker allows one step before its watchdog fires; 0 = none
+	StepTimeout uint32 // microseconds of CPU time one step may use before the watchdog fires; 0 = none
 	Agents      []int  // the agents the worker plays, ascending
 	Layout      *ssd.Layout
 	Source      []byte // policy source, for interpreting workers; empty for compiled ones
@@ -327,26 +329,30 @@ func resize[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// AppendActions appends the payload of an Actions reply.
-func AppendActions(buf []byte, actions []int) []byte {
+// AppendActions appends the payload of an Actions reply: the actions, and
+// the CPU time the step took.
+func AppendActions(buf []byte, actions []int, cpu time.Duration) []byte {
 	e := &enc{b: buf}
 	e.u32(uint32(len(actions)))
 	for _, a := range actions {
 		e.u64(uint64(int64(a)))
 	}
+	e.u64(uint64(max(cpu, 0)))
 	return e.b
 }
 
-// DecodeActions parses an Actions reply of exactly n actions into dst.
-func DecodeActions(b []byte, dst []int64) error {
+// DecodeActions parses an Actions reply of exactly len(dst) actions into
+// dst and returns the CPU time the step took.
+func DecodeActions(b []byte, dst []int64) (time.Duration, error) {
 	d := &dec{b: b}
 	if n := d.count(8); n != len(dst) && d.err == nil {
-		return fmt.Errorf("%w: %d actions for %d agents", ErrProtocol, n, len(dst))
+		return 0, fmt.Errorf("%w: %d actions for %d agents", ErrProtocol, n, len(dst))
 	}
 	for i := range dst {
 		dst[i] = int64(d.u64())
 	}
-	return d.done()
+	cpu := time.Duration(d.u64())
+	return cpu, d.done()
 }
 
 // EncodeError returns the payload of an Error reply.
