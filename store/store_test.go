@@ -462,20 +462,22 @@ func TestBusyInsteadOfHanging(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	holding := make(chan struct{})
+	holding, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error)
 	go func() {
 		done <- s.Update(func(*Tx) error {
 			close(holding)
-			time.Sleep(time.Second)
+			<-release // held until the reader has given up
 			return nil
 		})
 	}()
 	<-holding
 	start := time.Now()
 	err = other.View(func(*Tx) error { return nil })
-	if !errors.Is(err, ErrBusy) || time.Since(start) > 900*time.Millisecond {
-		t.Fatalf("got %v after %v, want ErrBusy after ~200ms", err, time.Since(start))
+	waited := time.Since(start)
+	close(release)
+	if !errors.Is(err, ErrBusy) || waited < 200*time.Millisecond {
+		t.Fatalf("got %v after %v, want ErrBusy after at least 200ms", err, waited)
 	}
 	<-done
 	if err := other.View(func(*Tx) error { return nil }); err != nil {
