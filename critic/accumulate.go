@@ -25,7 +25,7 @@ type agentSums struct {
 // oppSums are the totals of the matches against one opponent.
 type oppSums struct {
 	episodes                                     int
-	mine, theirs, seats                          float64 // sums of per-episode values
+	mine, theirs, nMine, nTheirs, seats          float64 // return and agent sums; seat shares
 	tagsSuffered, tagsDealt                      float64
 	applesMine, applesAll, cleansMine, cleansAll float64
 }
@@ -329,10 +329,8 @@ func (a *accumulator) match(ep Episode, mine []bool, ret, apples, cleans []float
 		}
 	}
 	o.episodes++
-	o.mine += mr / nm
-	if nt > 0 {
-		o.theirs += tr / nt
-	}
+	o.mine, o.nMine = o.mine+mr, o.nMine+nm
+	o.theirs, o.nTheirs = o.theirs+tr, o.nTheirs+nt
 	o.seats += nm / (nm + nt)
 	for t := range events {
 		for _, b := range events[t].Beams {
@@ -603,7 +601,7 @@ func (o *oppSums) opponent(name string) Opponent {
 	e := float64(o.episodes)
 	op := Opponent{
 		Name: name, Episodes: o.episodes,
-		Mine: o.mine / e, Theirs: o.theirs / e,
+		Mine: ratio(o.mine, o.nMine), Theirs: ratio(o.theirs, o.nTheirs),
 		TagsSuffered: o.tagsSuffered / e, TagsDealt: o.tagsDealt / e,
 		Seats:      o.seats / e,
 		AppleShare: ratio(o.applesMine, o.applesAll),

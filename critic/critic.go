@@ -201,8 +201,9 @@ type Cleanup struct {
 type Opponent struct {
 	Name     string `json:"name"`
 	Episodes int    `json:"episodes"`
-	// Mine and Theirs are the mean per-agent returns of each side; Margin
-	// is Theirs - Mine, positive when the opponent did better.
+	// Mine and Theirs are the mean per-agent returns of each side over
+	// all the episodes, as a match scores them; Margin is Theirs - Mine,
+	// positive when the opponent did better.
 	Mine   float64 `json:"mine"`
 	Theirs float64 `json:"theirs"`
 	Margin float64 `json:"margin"`
