@@ -58,7 +58,7 @@ func (d *Diagnostics) WriteTable(w io.Writer) error {
 	if len(d.Starving) > 0 {
 		starving = strings.Trim(fmt.Sprint(d.Starving), "[]")
 	}
-	row("starving", "%s (mean return below %s of the policy's mean)", starving, pct(d.StarveShare))
+	row("starving", "%s (agents whose mean return is below %s of the policy's mean)", starving, pct(d.StarveShare))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
