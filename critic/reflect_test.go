@@ -50,14 +50,13 @@ func selfPlay(t *testing.T, game ssd.Game, policy string) []critic.Episode {
 	return eps
 }
 
-// Critique renders what the critique command shows: reflections, then the
+// render is what the critique command prints: the reflections, then the
 // diagnostics table.
 func render(t *testing.T, d *critic.Diagnostics, refl []critic.Reflection) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	fmt.Fprintln(&b, "reflections (stake: per-agent reward at stake)")
-	for i, r := range refl {
-		fmt.Fprintf(&b, "%d. [%s, %.3f] %s\n", i+1, r.Code, r.Stake, r.Text)
+	if err := critic.WriteReflections(&b, refl); err != nil {
+		t.Fatal(err)
 	}
 	fmt.Fprintln(&b)
 	if err := d.WriteTable(&b); err != nil {

@@ -10,6 +10,24 @@ import (
 	"policyevolve/envs/ssd"
 )
 
+// WriteReflections prints ranked reflections, one numbered line each
+// with its code and stake.
+func WriteReflections(w io.Writer, refl []Reflection) error {
+	if _, err := fmt.Fprintln(w, "reflections (stake: estimated per-agent reward at stake)"); err != nil {
+		return err
+	}
+	if len(refl) == 0 {
+		_, err := fmt.Fprintln(w, "  none: nothing found worth changing")
+		return err
+	}
+	for i, r := range refl {
+		if _, err := fmt.Fprintf(w, "%2d. [%s, %s] %s\n", i+1, r.Code, strconv.FormatFloat(r.Stake, 'f', 3, 64), r.Text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // WriteTable prints the diagnostics as a plain-text table, the form shown
 // to people (policyevolve critique) and to the LLM critic.
 func (d *Diagnostics) WriteTable(w io.Writer) error {
