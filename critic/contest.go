@@ -9,14 +9,28 @@ import "policyevolve/envs/ssd"
 // south, west, east), so the answer is deterministic.
 type nearest struct {
 	lay   *ssd.Layout
+	nbr   []int32 // 4 per cell (N, S, W, E): the open neighbour, or -1
 	dist  []int32 // -1: unreachable or a wall
 	owner []int32 // apple index, or -1
 	queue []int32
 }
 
 func newNearest(lay *ssd.Layout) *nearest {
-	n := lay.Height * lay.Width
-	return &nearest{lay: lay, dist: make([]int32, n), owner: make([]int32, n), queue: make([]int32, 0, n)}
+	h, w := lay.Height, lay.Width
+	f := &nearest{lay: lay, nbr: make([]int32, 4*h*w), dist: make([]int32, h*w), owner: make([]int32, h*w), queue: make([]int32, 0, h*w)}
+	for r := range h {
+		for c := range w {
+			for k, d := range [4][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
+				nr, nc := r+d[0], c+d[1]
+				v := int32(-1)
+				if nr >= 0 && nr < h && nc >= 0 && nc < w && !lay.Walls[nr*w+nc] {
+					v = int32(nr*w + nc)
+				}
+				f.nbr[4*(r*w+c)+k] = v
+			}
+		}
+	}
+	return f
 }
 
 // flood recomputes the field for the alive apples; it reports whether
@@ -25,7 +39,7 @@ func (f *nearest) flood(alive []bool) bool {
 	for i := range f.dist {
 		f.dist[i], f.owner[i] = -1, -1
 	}
-	w, h := f.lay.Width, f.lay.Height
+	w := f.lay.Width
 	q := f.queue[:0]
 	for k, a := range alive {
 		if !a {
@@ -38,20 +52,14 @@ func (f *nearest) flood(alive []bool) bool {
 			q = append(q, c)
 		}
 	}
+	dist, owner := f.dist, f.owner
 	for head := 0; head < len(q); head++ {
 		c := q[head]
-		r, col := int(c)/w, int(c)%w
-		for _, d := range [4][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
-			nr, nc := r+d[0], col+d[1]
-			if nr < 0 || nr >= h || nc < 0 || nc >= w {
-				continue
+		for _, nb := range f.nbr[4*c : 4*c+4] {
+			if nb >= 0 && dist[nb] < 0 {
+				dist[nb], owner[nb] = dist[c]+1, owner[c]
+				q = append(q, nb)
 			}
-			nb := int32(nr*w + nc)
-			if f.lay.Walls[nb] || f.dist[nb] >= 0 {
-				continue
-			}
-			f.dist[nb], f.owner[nb] = f.dist[c]+1, f.owner[c]
-			q = append(q, nb)
 		}
 	}
 	f.queue = q
