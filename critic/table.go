@@ -65,8 +65,8 @@ func (d *Diagnostics) WriteTable(w io.Writer) error {
 	if cl := d.Cleanup; cl != nil {
 		row("waste", "density mean %s, at or above %s on %s of steps, min %s, max %s", num(cl.Waste), num(cl.Threshold), pct(cl.AtThreshold), num(cl.Min), num(cl.Max))
 		row("waste over time", "%s", series(cl.WasteOverTime))
-		row("regrowth", "%s per episode; %s expected regrowths lost to waste; collapsed in %d of %d episodes (none in the last %d steps)",
-			num(cl.Regrowth), num(cl.LostRegrowth), cl.Collapsed, d.Episodes, cl.CollapseWindow)
+		row("regrowth", "%s per episode; %s expected regrowths lost to waste; collapsed (no regrowth in the last %d steps) in %d of %d episodes",
+			num(cl.Regrowth), num(cl.LostRegrowth), cl.CollapseWindow, cl.Collapsed, d.Episodes)
 		row("regrowth over time", "%s", series(cl.RegrowthOverTime))
 		row("cleaning", "%s clean beams per agent, %s cells removed per beam (%s removed none); %s cleaners per step, %s agents cleaned per episode",
 			num(cl.CleanBeams), num(cl.WastePerBeam), pct(cl.Empty), num(cl.CleanersPerStep), num(cl.Cleaners))
