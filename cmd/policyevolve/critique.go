@@ -217,21 +217,11 @@ func critiqueReport(ctx context.Context, kind string, d *critic.Diagnostics, sou
 
 // storeCritique records the critique of a stored policy and returns its id.
 func storeCritique(so *storeOptions, id string, out *critiqueOutput) (uint64, error) {
-	diag, err := json.Marshal(out.Diagnostics)
+	c, err := evolve.CritiqueRecord(id, evolve.Critic, out.Diagnostics, out.Critique)
 	if err != nil {
 		return 0, err
 	}
-	var text strings.Builder
-	if err := critic.WriteReflections(&text, out.Critique.Reflections); err != nil {
-		return 0, err
-	}
-	c := &store.Critique{
-		Policy: id, Source: out.Critique.By, Text: text.String(), Level: string(evolve.Critic),
-		Env: out.Env, Seeds: out.Seeds, Opponents: out.Opponents, Diagnostics: diag, Fallback: out.Critique.Fallback,
-	}
-	for _, r := range out.Critique.Reflections {
-		c.Reflections = append(c.Reflections, store.Reflection(r))
-	}
+	c.Env, c.Seeds, c.Opponents = out.Env, out.Seeds, out.Opponents
 	s, err := so.open(writeStore)
 	if err != nil {
 		return 0, err
