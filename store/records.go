@@ -143,14 +143,40 @@ type Run struct {
 	Updated  time.Time       `json:"updated"`
 }
 
-// Critique is a reflection on a policy's episodes.
+// Critique is the trajectory critic's verdict on a policy's episodes: the
+// diagnostics, the ranked reflections, the feedback level they were made
+// for, and the run, environment, seeds and opponents they concern.
 type Critique struct {
 	ID      uint64    `json:"id"`
 	Run     string    `json:"run,omitempty"`
 	Policy  string    `json:"policy"`
-	Source  string    `json:"source,omitempty"` // analytic, llm:…
-	Text    string    `json:"text"`
+	Source  string    `json:"source,omitempty"` // who wrote the reflections: analytic, llm:…
+	Text    string    `json:"text"`             // the reflections as shown to a planner
 	Created time.Time `json:"created"`
+
+	// The fields below came with the trajectory critic; records written
+	// before it leave them empty.
+
+	Iteration int       `json:"iteration,omitempty"` // the run's iteration
+	Level     string    `json:"level,omitempty"`     // feedback level: sparse, dense or critic
+	Env       EnvConfig `json:"env,omitzero"`
+	Seeds     []uint64  `json:"seeds,omitempty"`
+	// Opponents names the policies the diagnosed matches were played
+	// against (none for self-play).
+	Opponents []string `json:"opponents,omitempty"`
+	// Diagnostics are the critic's numbers (critic.Diagnostics as JSON).
+	Diagnostics json.RawMessage `json:"diagnostics,omitempty"`
+	Reflections []Reflection    `json:"reflections,omitempty"`
+	// Fallback says why an LLM critic's answer was replaced by the
+	// analytic critic's.
+	Fallback string `json:"fallback,omitempty"`
+}
+
+// Reflection is one finding of a critique, as the critic ranked it.
+type Reflection struct {
+	Code  string  `json:"code"`
+	Text  string  `json:"text"`
+	Stake float64 `json:"stake"` // estimated per-agent reward at stake
 }
 
 // LLMCall records one call to a language model, whatever its outcome.

@@ -193,6 +193,7 @@ func TestReferencesMustExist(t *testing.T) {
 		"evaluation": func(tx *Tx) error { return tx.PutEvaluation(&Evaluation{Policy: "beef", Env: env}) },
 		"match":      func(tx *Tx) error { return tx.PutMatch(&Match{A: a, B: "beef", Env: env}) },
 		"member":     func(tx *Tx) error { return tx.AddMember(&Member{Policy: "beef", Pool: "global/x"}) },
+		"critique":   func(tx *Tx) error { return tx.AddCritique(&Critique{Policy: "beef", Text: "x"}) },
 		"rating of a non-member": func(tx *Tx) error {
 			return tx.PutRating(&Rating{Policy: a, Pool: "global/x", Elo: 1200})
 		},

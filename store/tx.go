@@ -396,8 +396,15 @@ func appendSeq(b *bolt.Bucket, setID func(uint64), v any) error {
 	return put(b, u64(n), v)
 }
 
-// AddCritique appends a critique and sets its id.
+// AddCritique appends a critique and sets its id. The policy must be in
+// the store, and Diagnostics, when set, valid JSON.
 func (tx *Tx) AddCritique(c *Critique) error {
+	if tx.b.Bucket(bPolicies).Get([]byte(c.Policy)) == nil {
+		return fmt.Errorf("add critique: policy %.12s: %w", c.Policy, ErrNotFound)
+	}
+	if len(c.Diagnostics) > 0 && !json.Valid(c.Diagnostics) {
+		return fmt.Errorf("add critique of %.12s: diagnostics are not valid JSON", c.Policy)
+	}
 	if c.Created.IsZero() {
 		c.Created = time.Now().UTC()
 	}

@@ -30,6 +30,7 @@ var commands = map[string]command{
 	"pool":     {"inspect and edit the pools of the store (ls, show, diff, lineage, export, import, rm)", cmdPool},
 	"match":    {"play two stored policies against each other", cmdMatch},
 	"league":   {"round robin of a global pool: ratings, payoff matrix, exploitability", cmdLeague},
+	"critique": {"play a policy, print the trajectory critic's diagnostics and ranked reflections", cmdCritique},
 	"store":    {"check or compact the store", cmdStore},
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,6 +25,7 @@ type playOptions struct {
 	seeds  string
 	steps  int
 	json   bool
+	trace  string
 	sandboxOptions
 }
 
@@ -49,6 +51,7 @@ Any other --map value is read as a map file.`, stdout)
 	fs.StringVar(&o.seeds, "seeds", "0-4", "episode seeds: N, A-B, or a comma-separated list of both")
 	fs.IntVar(&o.steps, "steps", envs.DefaultMaxSteps, "steps per episode")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of a table")
+	fs.StringVar(&o.trace, "trace", "", "write every step of every episode to this JSON-lines file (see the README's trace format)")
 	o.register(fs)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
@@ -119,14 +122,33 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 		all[i] = i
 	}
 	seats := []envs.Seat{{Actor: actor, Agents: all}}
+	var trace *traceFile
+	if o.trace != "" {
+		f, err := os.Create(o.trace)
+		if err != nil {
+			return fmt.Errorf("--trace: %w", err)
+		}
+		trace = &traceFile{c: f, w: bufio.NewWriter(f)}
+		defer trace.close()
+	}
+	header := traceHeader{Game: game.String(), Map: o.mapArg, MapText: m.Text, Agents: o.agents, Steps: o.steps, Policy: o.policy}
 	rep := playReport{Game: game.String(), Map: o.mapArg, Agents: o.agents, Policy: o.policy, Steps: o.steps}
 	rep.Mean.Returns = make([]float64, o.agents)
 	var failed []uint64
 	for _, seed := range seeds {
 		// Source policies run with the state-hash check on.
-		res, err := envs.Run(ctx, env, seats, envs.Options{Seed: seed, Verify: source})
+		res, err := envs.Run(ctx, env, seats, envs.Options{Seed: seed, Verify: source, Record: trace != nil})
 		s := seed
 		var pe *sandbox.PolicyError
+		if trace != nil && res != nil && (err == nil || errors.As(err, &pe)) {
+			failure := ""
+			if err != nil {
+				failure = err.Error()
+			}
+			if err := writeTrace(trace.w, header, res, failure); err != nil {
+				return fmt.Errorf("--trace %s: %w", o.trace, err)
+			}
+		}
 		if errors.As(err, &pe) {
 			// A failing policy is a result: record it and go on.
 			rep.Episodes = append(rep.Episodes, playEpisode{Seed: &s, Metrics: res.Metrics, Returns: res.Returns,
@@ -157,6 +179,11 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 		rep.Mean.Returns[i] /= k
 	}
 
+	if trace != nil {
+		if err := trace.close(); err != nil {
+			return fmt.Errorf("--trace %s: %w", o.trace, err)
+		}
+	}
 	var failure error
 	if len(failed) > 0 {
 		failure = fmt.Errorf("the policy failed on %d of %d seeds (%v); means are over the others", len(failed), len(seeds), failed)
