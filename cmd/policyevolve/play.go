@@ -49,7 +49,7 @@ Any other --map value is read as a map file.`, stdout)
 	fs.StringVar(&o.seeds, "seeds", "0-4", "episode seeds: N, A-B, or a comma-separated list of both")
 	fs.IntVar(&o.steps, "steps", envs.DefaultMaxSteps, "steps per episode")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of a table")
-	o.register(fs)
+	o.sandboxOptions.register(fs)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
@@ -84,33 +84,16 @@ type playEpisode struct {
 }
 
 func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error {
-	game, err := ssd.ParseGame(o.game)
+	env, err := o.env("--steps")
 	if err != nil {
-		return usagef("--game: %v", err)
-	}
-	if o.agents < 1 {
-		return usagef("--agents must be at least 1 (got %d)", o.agents)
-	}
-	if o.steps < 1 {
-		return usagef("--steps must be at least 1 (got %d)", o.steps)
+		return err
 	}
 	seeds, err := parseSeeds(o.seeds)
 	if err != nil {
 		return usagef("--seeds: %v", err)
 	}
-	if o.mapArg == "" {
-		o.mapArg = envs.DefaultMap(game)
-	}
-	m, err := envs.ResolveMap(game, o.mapArg)
-	if err != nil {
-		return usagef("--map: %v", err)
-	}
-	env, err := envs.New(envs.Config{Map: m, Agents: o.agents, MaxSteps: o.steps})
-	if err != nil {
-		return usagef("%v", err)
-	}
-
-	actor, source, err := playActor(ctx, o, stderr)
+	loader := policyLoader{sandbox: &o.sandboxOptions, stderr: stderr}
+	actor, source, err := loader.actor(ctx, "--policy", o.policy)
 	if err != nil {
 		return err
 	}
@@ -119,7 +102,7 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 		all[i] = i
 	}
 	seats := []envs.Seat{{Actor: actor, Agents: all}}
-	rep := playReport{Game: game.String(), Map: o.mapArg, Agents: o.agents, Policy: o.policy, Steps: o.steps}
+	rep := playReport{Game: env.Game().String(), Map: o.mapArg, Agents: o.agents, Policy: o.policy, Steps: o.steps}
 	rep.Mean.Returns = make([]float64, o.agents)
 	var failed []uint64
 	for _, seed := range seeds {
@@ -204,29 +187,67 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 	return failure
 }
 
-// playActor returns the actor for --policy: a built-in, or a source file
-// compiled in the sandbox (source == true).
-func playActor(ctx context.Context, o playOptions, stderr io.Writer) (actor envs.Actor, source bool, err error) {
-	if !strings.HasSuffix(o.policy, ".go") {
-		factory, err := envs.Builtin(o.policy)
+// env checks the flags that choose the environment and builds it;
+// lengthFlag names the flag of the episode length in errors. An empty
+// --map becomes the game's default map.
+func (o *playOptions) env(lengthFlag string) (*envs.Env, error) {
+	game, err := ssd.ParseGame(o.game)
+	if err != nil {
+		return nil, usagef("--game: %v", err)
+	}
+	if o.agents < 1 {
+		return nil, usagef("--agents must be at least 1 (got %d)", o.agents)
+	}
+	if o.steps < 1 {
+		return nil, usagef("%s must be at least 1 (got %d)", lengthFlag, o.steps)
+	}
+	if o.mapArg == "" {
+		o.mapArg = envs.DefaultMap(game)
+	}
+	m, err := envs.ResolveMap(game, o.mapArg)
+	if err != nil {
+		return nil, usagef("--map: %v", err)
+	}
+	env, err := envs.New(envs.Config{Map: m, Agents: o.agents, MaxSteps: o.steps})
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return env, nil
+}
+
+// policyLoader turns policy flags into actors. It opens the sandbox once,
+// for the first source policy.
+type policyLoader struct {
+	sandbox *sandboxOptions
+	stderr  io.Writer // the sandbox's notices
+	sb      *sandbox.Sandbox
+}
+
+// actor returns the actor for a policy flag's value: a built-in, or a
+// source file compiled in the sandbox (source == true). flag names the
+// flag in errors.
+func (l *policyLoader) actor(ctx context.Context, flag, policy string) (actor envs.Actor, source bool, err error) {
+	if !strings.HasSuffix(policy, ".go") {
+		factory, err := envs.Builtin(policy)
 		if err != nil {
-			return nil, false, usagef("--policy: %v (or a FILE.go)", err)
+			return nil, false, usagef("%s: %v (or a FILE.go)", flag, err)
 		}
 		return &envs.PolicyActor{New: factory}, false, nil
 	}
-	src, err := os.ReadFile(o.policy)
+	src, err := os.ReadFile(policy)
 	if err != nil {
-		return nil, true, usagef("--policy: %v", err)
+		return nil, true, usagef("%s: %v", flag, err)
 	}
-	sb, err := o.open(stderr)
-	if err != nil {
-		return nil, true, err
+	if l.sb == nil {
+		if l.sb, err = l.sandbox.open(l.stderr); err != nil {
+			return nil, true, err
+		}
 	}
-	prog, err := sb.Compile(ctx, src)
+	prog, err := l.sb.Compile(ctx, src)
 	if err != nil {
 		var ve *sandbox.ValidationError
 		if errors.As(err, &ve) {
-			ve.File = o.policy
+			ve.File = policy
 		}
 		return nil, true, err
 	}
