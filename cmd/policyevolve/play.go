@@ -12,6 +12,7 @@ import (
 
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/render"
 	"policyevolve/sandbox"
 )
 
@@ -25,6 +26,7 @@ type playOptions struct {
 	steps  int
 	json   bool
 	sandboxOptions
+	watchOptions
 }
 
 func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -38,6 +40,11 @@ per-agent returns and their means.
 "policyevolve validate --help" for the contract), which runs in the sandbox:
 one worker process per episode, never inside this process.
 
+--watch draws each episode in the terminal as it is replayed, one frame per
+step at --fps frames a second, then prints the table; Ctrl-C stops it and
+restores the terminal. It needs a terminal on stdout (for files, see
+"policyevolve render").
+
 Built-in policies: `+builtinList()+`.
 Built-in maps: gathering `+strings.Join(envs.BuiltinMaps(ssd.Gathering), ", ")+
 		`; cleanup `+strings.Join(envs.BuiltinMaps(ssd.Cleanup), ", ")+`.
@@ -50,6 +57,7 @@ Any other --map value is read as a map file.`, stdout)
 	fs.IntVar(&o.steps, "steps", envs.DefaultMaxSteps, "steps per episode")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of a table")
 	o.sandboxOptions.register(fs)
+	o.watchOptions.register(fs)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
@@ -92,10 +100,23 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 	if err != nil {
 		return usagef("--seeds: %v", err)
 	}
+	var watch *watcher
+	if o.watch {
+		if o.json {
+			return usagef("--watch draws in the terminal; it does not go with --json")
+		}
+		if watch, err = o.newWatcher(stdout, env.Layout().Width); err != nil {
+			return err
+		}
+	}
 	loader := policyLoader{sandbox: &o.sandboxOptions, stderr: stderr}
 	actor, source, err := loader.actor(ctx, "--policy", o.policy)
 	if err != nil {
 		return err
+	}
+	if watch != nil {
+		watch.start()
+		defer watch.restore()
 	}
 	all := make([]int, o.agents)
 	for i := range all {
@@ -107,9 +128,15 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 	var failed []uint64
 	for _, seed := range seeds {
 		// Source policies run with the state-hash check on.
-		res, err := envs.Run(ctx, env, seats, envs.Options{Seed: seed, Verify: source})
+		res, err := envs.Run(ctx, env, seats, envs.Options{Seed: seed, Verify: source, Record: watch != nil})
 		s := seed
 		var pe *sandbox.PolicyError
+		if watch != nil && (err == nil || errors.As(err, &pe)) {
+			title := fmt.Sprintf("%s on %s, policy %s, seed %d", env.Game(), o.mapArg, o.policy, seed)
+			if err := watch.episode(ctx, res.Trajectory, render.Options{}, title); err != nil {
+				return err
+			}
+		}
 		if errors.As(err, &pe) {
 			// A failing policy is a result: record it and go on.
 			rep.Episodes = append(rep.Episodes, playEpisode{Seed: &s, Metrics: res.Metrics, Returns: res.Returns,
@@ -154,6 +181,9 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 			return err
 		}
 		return failure
+	}
+	if watch != nil {
+		fmt.Fprintln(stdout)
 	}
 	plural := "s"
 	if len(seeds) == 1 {
