@@ -11,6 +11,20 @@ import (
 	"testing"
 )
 
+// decodeGIF reads and decodes the GIF at path.
+func decodeGIF(t *testing.T, path string) *gif.GIF {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gif.DecodeAll(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return g
+}
+
 func TestRenderGIF(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "episode.gif")
@@ -19,15 +33,7 @@ func TestRenderGIF(t *testing.T) {
 	if code != 0 || stderr != "" || !strings.Contains(stdout, "wrote "+out) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	g, err := gif.DecodeAll(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := decodeGIF(t, out)
 	if len(g.Image) != 20 {
 		t.Errorf("%d frames, want 20 (frames 5-24)", len(g.Image))
 	}
@@ -103,15 +109,7 @@ func Policy(v *ssd.View, agent int) int {
 	if code != 1 || !strings.Contains(stderr, "panic at step 30") || !strings.Contains(stderr, "holds frames 10-30") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	g, err := gif.DecodeAll(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := decodeGIF(t, out)
 	if len(g.Image) != 21 {
 		t.Errorf("%d frames, want 21 (frames 10-30)", len(g.Image))
 	}
