@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -88,15 +89,7 @@ func (p *renderPlan) last() int {
 	if p.pngs == nil {
 		return p.to
 	}
-	return maxOf(p.pngs)
-}
-
-func maxOf(xs []int) int {
-	m := xs[0]
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
+	return slices.Max(p.pngs)
 }
 
 func runRender(ctx context.Context, o renderOptions, stdout, stderr io.Writer) error {
