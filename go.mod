@@ -1,11 +1,11 @@
 module policyevolve
 
-go 1.25
+go 1.25.0
 
 require (
 	github.com/traefik/yaegi v0.16.1
 	go.etcd.io/bbolt v1.4.3
+	golang.org/x/sys v0.47.0
+	golang.org/x/term v0.45.0
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78
 )
-
-require golang.org/x/sys v0.29.0 // indirect

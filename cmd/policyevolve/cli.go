@@ -32,6 +32,7 @@ var commands = map[string]command{
 	"league":   {"round robin of a global pool: ratings, payoff matrix, exploitability", cmdLeague},
 	"critique": {"play a policy, print the trajectory critic's diagnostics and ranked reflections", cmdCritique},
 	"store":    {"check or compact the store", cmdStore},
+	"render":   {"draw an episode as an animated GIF or as PNG frames", cmdRender},
 }
 
 // usageError is a wrong flag or value: reported in one line, exit 2.

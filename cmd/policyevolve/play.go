@@ -13,6 +13,7 @@ import (
 
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/render"
 	"policyevolve/sandbox"
 )
 
@@ -27,6 +28,7 @@ type playOptions struct {
 	json   bool
 	trace  string
 	sandboxOptions
+	watchOptions
 }
 
 func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -40,6 +42,11 @@ per-agent returns and their means.
 "policyevolve validate --help" for the contract), which runs in the sandbox:
 one worker process per episode, never inside this process.
 
+--watch draws each episode in the terminal as it is replayed, one frame per
+step at --fps frames a second, then prints the table; Ctrl-C stops it and
+restores the terminal. It needs a terminal on stdout (for files, see
+"policyevolve render").
+
 Built-in policies: `+builtinList()+`.
 Built-in maps: gathering `+strings.Join(envs.BuiltinMaps(ssd.Gathering), ", ")+
 		`; cleanup `+strings.Join(envs.BuiltinMaps(ssd.Cleanup), ", ")+`.
@@ -52,7 +59,8 @@ Any other --map value is read as a map file.`, stdout)
 	fs.IntVar(&o.steps, "steps", envs.DefaultMaxSteps, "steps per episode")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of a table")
 	fs.StringVar(&o.trace, "trace", "", "write every step of every episode to this JSON-lines file (see the README's trace format)")
-	o.register(fs)
+	o.sandboxOptions.register(fs)
+	o.watchOptions.register(fs)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
@@ -87,35 +95,31 @@ type playEpisode struct {
 }
 
 func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error {
-	game, err := ssd.ParseGame(o.game)
+	env, m, err := o.env("--steps")
 	if err != nil {
-		return usagef("--game: %v", err)
-	}
-	if o.agents < 1 {
-		return usagef("--agents must be at least 1 (got %d)", o.agents)
-	}
-	if o.steps < 1 {
-		return usagef("--steps must be at least 1 (got %d)", o.steps)
+		return err
 	}
 	seeds, err := parseSeeds(o.seeds)
 	if err != nil {
 		return usagef("--seeds: %v", err)
 	}
-	if o.mapArg == "" {
-		o.mapArg = envs.DefaultMap(game)
+	var watch *watcher
+	if o.watch {
+		if o.json {
+			return usagef("--watch draws in the terminal; it does not go with --json")
+		}
+		if watch, err = o.newWatcher(stdout, env.Layout().Width); err != nil {
+			return err
+		}
 	}
-	m, err := envs.ResolveMap(game, o.mapArg)
-	if err != nil {
-		return usagef("--map: %v", err)
-	}
-	env, err := envs.New(envs.Config{Map: m, Agents: o.agents, MaxSteps: o.steps})
-	if err != nil {
-		return usagef("%v", err)
-	}
-
-	actor, source, err := playActor(ctx, o, stderr)
+	loader := policyLoader{sandbox: &o.sandboxOptions, stderr: stderr}
+	actor, source, err := loader.actor(ctx, "--policy", o.policy)
 	if err != nil {
 		return err
+	}
+	if watch != nil {
+		watch.start()
+		defer watch.restore()
 	}
 	all := make([]int, o.agents)
 	for i := range all {
@@ -131,22 +135,29 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 		trace = &traceFile{c: f, w: bufio.NewWriter(f)}
 		defer trace.close()
 	}
-	header := traceHeader{Game: game.String(), Map: o.mapArg, MapText: m.Text, Agents: o.agents, Steps: o.steps, Policy: o.policy}
-	rep := playReport{Game: game.String(), Map: o.mapArg, Agents: o.agents, Policy: o.policy, Steps: o.steps}
+	header := traceHeader{Game: env.Game().String(), Map: o.mapArg, MapText: m.Text, Agents: o.agents, Steps: o.steps, Policy: o.policy}
+	rep := playReport{Game: env.Game().String(), Map: o.mapArg, Agents: o.agents, Policy: o.policy, Steps: o.steps}
 	rep.Mean.Returns = make([]float64, o.agents)
 	var failed []uint64
 	for _, seed := range seeds {
 		// Source policies run with the state-hash check on.
-		res, err := envs.Run(ctx, env, seats, envs.Options{Seed: seed, Verify: source, Record: trace != nil})
+		res, err := envs.Run(ctx, env, seats, envs.Options{Seed: seed, Verify: source, Record: trace != nil || watch != nil})
 		s := seed
 		var pe *sandbox.PolicyError
-		if trace != nil && res != nil && (err == nil || errors.As(err, &pe)) {
+		played := res != nil && (err == nil || errors.As(err, &pe))
+		if trace != nil && played {
 			failure := ""
 			if err != nil {
 				failure = err.Error()
 			}
 			if err := writeTrace(trace.w, header, res, failure); err != nil {
 				return fmt.Errorf("--trace %s: %w", o.trace, err)
+			}
+		}
+		if watch != nil && played {
+			title := fmt.Sprintf("%s on %s, policy %s, seed %d", env.Game(), o.mapArg, o.policy, seed)
+			if err := watch.episode(ctx, res.Trajectory, render.Options{}, title); err != nil {
+				return err
 			}
 		}
 		if errors.As(err, &pe) {
@@ -199,6 +210,9 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 		}
 		return failure
 	}
+	if watch != nil {
+		fmt.Fprintln(stdout)
+	}
 	plural := "s"
 	if len(seeds) == 1 {
 		plural = ""
@@ -231,29 +245,67 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 	return failure
 }
 
-// playActor returns the actor for --policy: a built-in, or a source file
-// compiled in the sandbox (source == true).
-func playActor(ctx context.Context, o playOptions, stderr io.Writer) (actor envs.Actor, source bool, err error) {
-	if !strings.HasSuffix(o.policy, ".go") {
-		factory, err := envs.Builtin(o.policy)
+// env checks the flags that choose the environment and builds it;
+// lengthFlag names the flag of the episode length in errors. An empty
+// --map becomes the game's default map.
+func (o *playOptions) env(lengthFlag string) (*envs.Env, *envs.Map, error) {
+	game, err := ssd.ParseGame(o.game)
+	if err != nil {
+		return nil, nil, usagef("--game: %v", err)
+	}
+	if o.agents < 1 {
+		return nil, nil, usagef("--agents must be at least 1 (got %d)", o.agents)
+	}
+	if o.steps < 1 {
+		return nil, nil, usagef("%s must be at least 1 (got %d)", lengthFlag, o.steps)
+	}
+	if o.mapArg == "" {
+		o.mapArg = envs.DefaultMap(game)
+	}
+	m, err := envs.ResolveMap(game, o.mapArg)
+	if err != nil {
+		return nil, nil, usagef("--map: %v", err)
+	}
+	env, err := envs.New(envs.Config{Map: m, Agents: o.agents, MaxSteps: o.steps})
+	if err != nil {
+		return nil, nil, usagef("%v", err)
+	}
+	return env, m, nil
+}
+
+// policyLoader turns policy flags into actors. It opens the sandbox once,
+// for the first source policy.
+type policyLoader struct {
+	sandbox *sandboxOptions
+	stderr  io.Writer // the sandbox's notices
+	sb      *sandbox.Sandbox
+}
+
+// actor returns the actor for a policy flag's value: a built-in, or a
+// source file compiled in the sandbox (source == true). flag names the
+// flag in errors.
+func (l *policyLoader) actor(ctx context.Context, flag, policy string) (actor envs.Actor, source bool, err error) {
+	if !strings.HasSuffix(policy, ".go") {
+		factory, err := envs.Builtin(policy)
 		if err != nil {
-			return nil, false, usagef("--policy: %v (or a FILE.go)", err)
+			return nil, false, usagef("%s: %v (or a FILE.go)", flag, err)
 		}
 		return &envs.PolicyActor{New: factory}, false, nil
 	}
-	src, err := os.ReadFile(o.policy)
+	src, err := os.ReadFile(policy)
 	if err != nil {
-		return nil, true, usagef("--policy: %v", err)
+		return nil, true, usagef("%s: %v", flag, err)
 	}
-	sb, err := o.open(stderr)
-	if err != nil {
-		return nil, true, err
+	if l.sb == nil {
+		if l.sb, err = l.sandbox.open(l.stderr); err != nil {
+			return nil, true, err
+		}
 	}
-	prog, err := sb.Compile(ctx, src)
+	prog, err := l.sb.Compile(ctx, src)
 	if err != nil {
 		var ve *sandbox.ValidationError
 		if errors.As(err, &ve) {
-			ve.File = o.policy
+			ve.File = policy
 		}
 		return nil, true, err
 	}
