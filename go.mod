@@ -7,4 +7,7 @@ require (
 	go.etcd.io/bbolt v1.4.3
 )
 
-require golang.org/x/sys v0.29.0 // indirect
+require (
+	github.com/tmc/langchaingo v0.1.14 // indirect
+	golang.org/x/sys v0.35.0 // indirect
+)
