@@ -2,7 +2,7 @@ package store
 
 import (
 	"errors"
-		"testing"
+	"testing"
 )
 
 func TestLLMCallByKey(t *testing.T) {
