@@ -8,6 +8,9 @@ require (
 )
 
 require (
+	github.com/dlclark/regexp2 v1.10.0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/pkoukk/tiktoken-go v0.1.6 // indirect
 	github.com/tmc/langchaingo v0.1.14 // indirect
 	golang.org/x/sys v0.35.0 // indirect
 )
