@@ -29,7 +29,7 @@ type Game struct {
 	StreamCells  int
 	InitialWaste int
 	// DepletionPct and RestorationPct are the waste thresholds as percents.
-	DepletionPct, RestorationPct float64
+	DepletionPct, RestorationPct  float64
 	WasteSpawnPct, AppleRegrowPct float64
 	// The policy contract, from the sandbox.
 	Signature string
