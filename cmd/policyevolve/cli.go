@@ -31,6 +31,8 @@ var commands = map[string]command{
 	"match":    {"play two stored policies against each other", cmdMatch},
 	"league":   {"round robin of a global pool: ratings, payoff matrix, exploitability", cmdLeague},
 	"store":    {"check or compact the store", cmdStore},
+	"llm":      {"the language models the planner calls (ping)", cmdLLM},
+	"propose":  {"ask a model for one policy, check it (fixing up to 3 times), store and evaluate it", cmdPropose},
 }
 
 // usageError is a wrong flag or value: reported in one line, exit 2.
