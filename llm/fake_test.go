@@ -180,7 +180,11 @@ func writeOpenAI(w http.ResponseWriter, r reply, stream bool) {
 	io.WriteString(w, "data: [DONE]\n\n")
 }
 
-func writeAnthropic(w http.ResponseWriter, r reply, _ bool) {
+func writeAnthropic(w http.ResponseWriter, r reply, stream bool) {
+	if stream {
+		writeAnthropicStream(w, r)
+		return
+	}
 	var content []any
 	if r.reason != "" {
 		content = append(content, map[string]any{"type": "thinking", "thinking": r.reason, "signature": "sig"})
@@ -201,6 +205,38 @@ func writeAnthropic(w http.ResponseWriter, r reply, _ bool) {
 		"usage": map[string]any{"input_tokens": r.in, "output_tokens": r.out}})
 }
 
+// writeAnthropicStream answers as server-sent events: a thinking block,
+// then the text in pieces, the usage split between message_start and
+// message_delta as Anthropic does.
+func writeAnthropicStream(w http.ResponseWriter, r reply) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	ev := func(name string, v any) {
+		data, _ := json.Marshal(v)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data)
+	}
+	ev("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_1", "type": "message",
+		"role": "assistant", "model": "m", "content": []any{}, "usage": map[string]any{"input_tokens": r.in, "output_tokens": 1}}})
+	idx := 0
+	if r.reason != "" {
+		ev("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
+			"content_block": map[string]any{"type": "thinking", "thinking": ""}})
+		ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": idx,
+			"delta": map[string]any{"type": "thinking_delta", "thinking": r.reason}})
+		ev("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
+		idx++
+	}
+	ev("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
+		"content_block": map[string]any{"type": "text", "text": ""}})
+	for i := 0; i < len(r.text); i += 7 {
+		ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": idx,
+			"delta": map[string]any{"type": "text_delta", "text": r.text[i:min(i+7, len(r.text))]}})
+	}
+	ev("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
+	ev("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn"},
+		"usage": map[string]any{"output_tokens": r.out}})
+	ev("message_stop", map[string]any{"type": "message_stop"})
+}
+
 func writeOllama(w http.ResponseWriter, r reply, _ bool) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	enc := json.NewEncoder(w)
@@ -213,12 +249,16 @@ func writeOllama(w http.ResponseWriter, r reply, _ bool) {
 		"prompt_eval_count": r.in, "eval_count": r.out})
 }
 
+// streaming is p asking the server to stream.
+func streaming(p protocol) protocol {
+	p.name += "-stream"
+	p.stream = true
+	return p
+}
+
 var (
 	protoOpenAI = protocol{name: "openai", provider: OpenAI, prefix: "/v1", path: "/v1/chat/completions",
 		parse: chatMessages, write: writeOpenAI, authHeader: "Authorization", authPrefix: "Bearer ",
-		reasoningTokens: true}
-	protoOpenAIStream = protocol{name: "openai-stream", provider: OpenAI, prefix: "/v1", path: "/v1/chat/completions",
-		stream: true, parse: chatMessages, write: writeOpenAI, authHeader: "Authorization", authPrefix: "Bearer ",
 		reasoningTokens: true}
 	protoGoogle = protocol{name: "google", provider: Google, prefix: "/v1beta/openai", path: "/v1beta/openai/chat/completions",
 		parse: chatMessages, write: writeOpenAI, authHeader: "Authorization", authPrefix: "Bearer ",
@@ -231,5 +271,6 @@ var (
 	protoOllama = protocol{name: "ollama", provider: Ollama, prefix: "", path: "/api/chat",
 		parse: chatMessages, write: writeOllama, authHeader: "Authorization", authPrefix: "Bearer "}
 
-	allProtocols = []protocol{protoOpenAI, protoOpenAIStream, protoGoogle, protoAnthropic, protoOllama}
+	allProtocols = []protocol{protoOpenAI, streaming(protoOpenAI), protoGoogle, protoAnthropic, streaming(protoAnthropic),
+		protoOllama, streaming(protoOllama)}
 )
