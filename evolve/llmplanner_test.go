@@ -237,3 +237,19 @@ func TestSameRequestOncePerRun(t *testing.T) {
 		t.Errorf("another run: %d calls, %v; want a third call", n(), err)
 	}
 }
+
+// TestAddedClauseIsStoredFormatted: a block without package clause or
+// imports is checked with them added on its first line (so that errors
+// keep the model's line numbers), and stored gofmt'ed.
+func TestAddedClauseIsStoredFormatted(t *testing.T) {
+	a, p, loop, _ := llmSetup(t, "", "```go\nfunc Policy(v *ssd.View, agent int) int {\n\treturn v.GreedyAction(agent)\n}\n```")
+	loop.Planner = p
+	out, err := loop.Init(context.Background(), InitRequest{Task: Task{Env: a.Env}})
+	if err != nil || out.Policy == nil {
+		t.Fatalf("%+v %v", out, err)
+	}
+	want := "package policy\n\nimport \"ssd\"\n\nfunc Policy(v *ssd.View, agent int) int {\n\treturn v.GreedyAction(agent)\n}\n"
+	if out.Policy.Source != want || out.Program.ID != out.Policy.ID {
+		t.Errorf("stored %q (program %.12s, policy %.12s)", out.Policy.Source, out.Program.ID, out.Policy.ID)
+	}
+}

@@ -1,9 +1,11 @@
 package evolve
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"go/format"
 
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -113,7 +115,16 @@ func (l *FixLoop) run(ctx context.Context, t Task, first func() (*Proposal, erro
 		}
 		out.Attempts = append(out.Attempts, Attempt{Proposal: prop, Problem: problem})
 		if problem == nil {
-			p := &store.Policy{Source: string(prop.Source), Origin: prop.Origin}
+			src := prop.Source
+			if tidy, ok := tidied(src); ok {
+				// What Extract added sits on the first line; store the
+				// file gofmt'ed, if it passes the check as well (it
+				// should: only the layout changed).
+				if prog2, err := l.Sandbox.Check(ctx, tidy, game); err == nil {
+					src, prog = tidy, prog2
+				}
+			}
+			p := &store.Policy{Source: string(src), Origin: prop.Origin}
 			p.Origin.Run, p.Origin.Iteration = t.Run, t.Iteration
 			err := l.Store.Update(func(tx *store.Tx) (err error) {
 				out.New, err = tx.PutPolicy(p)
@@ -135,4 +146,18 @@ func (l *FixLoop) run(ctx context.Context, t Task, first func() (*Proposal, erro
 		}
 		prop, err = l.Planner.Fix(ctx, FixRequest{Task: t, Failed: prop, Problem: problem, Attempt: n})
 	}
+}
+
+// tidied returns the source gofmt'ed when Extract added a package clause
+// or imports on its first line ("package policy; …"), which keeps the
+// model's line numbers for validation errors but reads badly.
+func tidied(src []byte) ([]byte, bool) {
+	if !bytes.HasPrefix(src, []byte("package policy; ")) {
+		return nil, false
+	}
+	out, err := format.Source(src)
+	if err != nil || bytes.Equal(out, src) {
+		return nil, false
+	}
+	return out, true
 }

@@ -63,6 +63,10 @@ func New(cfg Config) (*Client, error) {
 	default:
 		err = c.newHTTP()
 	}
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return nil, err // names the model already
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Name(), err)
 	}
