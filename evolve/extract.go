@@ -155,7 +155,10 @@ func complete(code []string) []byte {
 		for i, p := range missing {
 			quoted[i] = strconv.Quote(p)
 		}
-		add = "import (" + strings.Join(quoted, "; ") + ")"
+		add = "import " + quoted[0]
+		if len(quoted) > 1 {
+			add = "import (" + strings.Join(quoted, "; ") + ")"
+		}
 	}
 	switch {
 	case pkgLine < 0 && len(code) > 0:
