@@ -84,6 +84,16 @@ func client(t *testing.T, p protocol, f *fake, sl *sleeps, mod func(*Config)) *C
 	return c
 }
 
+// exchange makes one call to a fake of p that answers with replies, and
+// returns the fake, the retry waits and the outcome.
+func exchange(t *testing.T, p protocol, mod func(*Config), replies ...reply) (*fake, *sleeps, *Response, error) {
+	t.Helper()
+	f := newFake(t, p, replies...)
+	sl := &sleeps{}
+	resp, err := client(t, p, f, sl, mod).Generate(context.Background(), req)
+	return f, sl, resp, err
+}
+
 func noKey(t *testing.T, err error) {
 	t.Helper()
 	if err != nil && strings.Contains(err.Error(), fakeKey) {
@@ -255,10 +265,7 @@ func testRetryAfter(t *testing.T, p protocol) {
 }
 
 func testServerErrors(t *testing.T, p protocol) {
-	f := newFake(t, p, reply{status: 500, body: `{"error":{"message":"boom"}}`})
-	var sl sleeps
-	c := client(t, p, f, &sl, nil)
-	_, err := c.Generate(context.Background(), req)
+	f, sl, _, err := exchange(t, p, nil, reply{status: 500, body: `{"error":{"message":"boom"}}`})
 	var ae *APIError
 	if !errors.As(err, &ae) || !errors.Is(err, ErrServer) || ae.Status != 500 || ae.Attempts != 3 || !ae.Temporary() {
 		t.Fatalf("error %#v, want a temporary ErrServer after 3 attempts", err)
@@ -276,11 +283,8 @@ func testServerErrors(t *testing.T, p protocol) {
 }
 
 func testTimeout(t *testing.T, p protocol) {
-	f := newFake(t, p, reply{hang: true})
-	var sl sleeps
 	// The server never answers: any timeout fires.
-	c := client(t, p, f, &sl, func(c *Config) { c.Timeout = 100 * time.Millisecond; c.Retry.MaxAttempts = 2 })
-	_, err := c.Generate(context.Background(), req)
+	f, _, _, err := exchange(t, p, func(c *Config) { c.Timeout = 100 * time.Millisecond; c.Retry.MaxAttempts = 2 }, reply{hang: true})
 	var ae *APIError
 	if !errors.As(err, &ae) || !errors.Is(err, ErrTimeout) || !ae.Temporary() {
 		t.Fatalf("error %v, want a temporary ErrTimeout", err)
@@ -324,10 +328,7 @@ func testMalformed(t *testing.T, p protocol) {
 	case p.stream && p.provider == Anthropic:
 		body = "event: message_start\ndata: {oops\n\n"
 	}
-	f := newFake(t, p, reply{body: body})
-	var sl sleeps
-	c := client(t, p, f, &sl, nil)
-	_, err := c.Generate(context.Background(), req)
+	_, _, _, err := exchange(t, p, nil, reply{body: body})
 	var ae *APIError
 	if !errors.Is(err, want) || !errors.As(err, &ae) || !ae.Temporary() {
 		t.Fatalf("error %v, want a temporary %v", err, want)
@@ -335,10 +336,7 @@ func testMalformed(t *testing.T, p protocol) {
 }
 
 func testEmpty(t *testing.T, p protocol) {
-	f := newFake(t, p, reply{text: "", in: 10, out: 4000})
-	var sl sleeps
-	c := client(t, p, f, &sl, nil)
-	_, err := c.Generate(context.Background(), req)
+	_, _, _, err := exchange(t, p, nil, reply{text: "", in: 10, out: 4000})
 	var ae *APIError
 	if !errors.As(err, &ae) || !errors.Is(err, ErrEmptyAnswer) || !ae.Temporary() {
 		t.Fatalf("error %v, want a temporary ErrEmptyAnswer", err)
@@ -347,10 +345,7 @@ func testEmpty(t *testing.T, p protocol) {
 
 func testUnauthorized(t *testing.T, p protocol) {
 	// The server echoes the key, as some do.
-	f := newFake(t, p, reply{status: 401, body: `{"error":{"message":"Incorrect API key provided: ` + fakeKey + `"}}`})
-	var sl sleeps
-	c := client(t, p, f, &sl, nil)
-	_, err := c.Generate(context.Background(), req)
+	_, _, _, err := exchange(t, p, nil, reply{status: 401, body: `{"error":{"message":"Incorrect API key provided: ` + fakeKey + `"}}`})
 	var ae *APIError
 	if !errors.As(err, &ae) || !errors.Is(err, ErrAuth) || ae.Temporary() || ae.Attempts != 1 {
 		t.Fatalf("error %#v, want a permanent ErrAuth after one attempt", err)
@@ -362,10 +357,7 @@ func testUnauthorized(t *testing.T, p protocol) {
 }
 
 func testUnknownModel(t *testing.T, p protocol) {
-	f := newFake(t, p, reply{status: 404, body: `{"error":"model 'nope' not found"}`})
-	var sl sleeps
-	c := client(t, p, f, &sl, nil)
-	_, err := c.Generate(context.Background(), req)
+	_, _, _, err := exchange(t, p, nil, reply{status: 404, body: `{"error":"model 'nope' not found"}`})
 	if !errors.Is(err, ErrUnknownModel) || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("error %v, want ErrUnknownModel with the server's words", err)
 	}
