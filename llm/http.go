@@ -47,25 +47,29 @@ func (c *Client) keyEnvName() string {
 
 // newHTTP sets up a langchaingo client over the shared transport.
 func (c *Client) newHTTP() error {
-	raw := c.cfg.BaseURL
-	custom := raw != ""
-	if !custom {
-		switch c.provider {
-		case OpenAI:
-			raw = openAIURL
-		case Anthropic:
-			raw = anthropicURL
-		case Google:
-			raw = googleURL
-		case Ollama:
-			raw = ollamaURL
-			if h := c.cfg.Getenv("OLLAMA_HOST"); h != "" {
-				raw = h
-				if !strings.Contains(raw, "://") {
-					raw = "http://" + raw
-				}
+	var def string
+	switch c.provider {
+	case OpenAI:
+		def = openAIURL
+	case Anthropic:
+		def = anthropicURL
+	case Google:
+		def = googleURL
+	case Ollama:
+		def = ollamaURL
+		if h := c.cfg.Getenv("OLLAMA_HOST"); h != "" {
+			def = h
+			if !strings.Contains(def, "://") {
+				def = "http://" + def
 			}
 		}
+	}
+	raw := c.cfg.BaseURL
+	// custom: a server other than the provider's own (an OpenAI-compatible
+	// one, a proxy), whose abilities we do not know.
+	custom := raw != "" && strings.TrimSuffix(raw, "/") != def
+	if raw == "" {
+		raw = def
 	}
 	u, err := checkBaseURL(raw)
 	if err != nil {
