@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"policyevolve/critic"
 	"policyevolve/evolve/prompts"
@@ -24,12 +25,25 @@ const badAnswer = "Let me stand still.\n```go\nfunc Policy(v *ssd.View, agent in
 // and a fix loop, recording into the arena's store under run.
 func llmSetup(t *testing.T, run string, answers ...string) (*Arena, *LLMPlanner, *FixLoop, string) {
 	t.Helper()
-	a := newArena(t)
+	a := llmArena(t)
 	path := filepath.Join(t.TempDir(), "answers.txt")
 	if err := os.WriteFile(path, []byte(llm.FormatReplay(answers)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return a, plannerFor(t, a, "replay:"+path, run), &FixLoop{Sandbox: a.Sandbox, Store: a.Store}, path
+}
+
+// llmArena is newArena with a step deadline far from what the test
+// policies need, so that a loaded machine cannot fail their smoke tests.
+func llmArena(t *testing.T) *Arena {
+	t.Helper()
+	a := newArena(t)
+	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: sharedCache, StepTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Sandbox = sb
+	return a
 }
 
 func plannerFor(t *testing.T, a *Arena, spec, run string) *LLMPlanner {
@@ -147,7 +161,7 @@ func TestEveryAttemptFails(t *testing.T) {
 // TestImproveFeedbackLevels: sparse shows rewards only, dense the social
 // metrics too, critic the reflections as well; the parent is recorded.
 func TestImproveFeedbackLevels(t *testing.T) {
-	a := newArena(t)
+	a := llmArena(t)
 	ctx := context.Background()
 	rep, err := a.Import(ctx, example(t, "bfs"), "bfs.go", 1)
 	if err != nil {
@@ -208,7 +222,7 @@ func TestCrossoverRecordsBothParents(t *testing.T) {
 // TestSameRequestOncePerRun: the same request twice in one run makes one
 // call; another sample index, or another run, makes another.
 func TestSameRequestOncePerRun(t *testing.T) {
-	a := newArena(t)
+	a := llmArena(t)
 	dir := t.TempDir()
 	count := filepath.Join(dir, "count")
 	answer := filepath.Join(dir, "answer.txt")

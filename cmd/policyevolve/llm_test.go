@@ -150,7 +150,7 @@ func TestProposeReplay(t *testing.T) {
 	st := filepath.Join(t.TempDir(), "s.db")
 	answers := writeFile(t, "answers.txt", llm.FormatReplay([]string{
 		"```go\nfunc Policy(v *ssd.View, agent int) int { return ssd.Nowhere }\n```", goodAnswer}))
-	args := append([]string{"propose", "--store", st, "--llm", "replay:" + answers, "--seeds", "0"}, envFlags...)
+	args := append([]string{"propose", "--store", st, "--llm", "replay:" + answers, "--seeds", "0", "--step-timeout", "5s"}, envFlags...)
 	out, _ := cli(t, args...)
 	for _, want := range []string{"attempt 1: policy.go:1:", "undefined: ssd.Nowhere", "attempt 2: ok", "usage: 2 call(s)",
 		"(stored), init by llm:replay:", "llm-call:2", "self-play on seeds [0]: ok", "func Policy(v *ssd.View, agent int) int {"} {
@@ -166,7 +166,7 @@ func TestProposeReplay(t *testing.T) {
 	// Improve the stored policy.
 	id := strings.Fields(out[strings.Index(out, "policy "):])[1]
 	better := writeFile(t, "better.txt", llm.FormatReplay([]string{strings.ReplaceAll(goodAnswer, "GreedyAction", "ExploitAction")}))
-	out, _ = cli(t, append([]string{"propose", "--store", st, "--llm", "replay:" + better, "--seeds", "0",
+	out, _ = cli(t, append([]string{"propose", "--store", st, "--llm", "replay:" + better, "--seeds", "0", "--step-timeout", "5s",
 		"--from", id[:10], "--feedback", "sparse"}, envFlags...)...)
 	if !strings.Contains(out, "(stored), improve by llm:replay:") || !strings.Contains(out, "from "+id[:12]) || !strings.Contains(out, "usage: 1 call(s)") {
 		t.Errorf("propose --from:\n%s", out)
@@ -184,7 +184,7 @@ func TestProposeKeepsTheKeySecret(t *testing.T) {
 		answer(goodAnswer, 120, 30))
 	st := filepath.Join(t.TempDir(), "s.db")
 	args := append([]string{"propose", "--store", st, "--llm", "openai:my-model", "--llm-base-url", srv.URL + "/v1",
-		"--llm-key-env", "PE_TEST_KEY", "--seeds", "0", "--json"}, envFlags...)
+		"--llm-key-env", "PE_TEST_KEY", "--seeds", "0", "--step-timeout", "5s", "--json"}, envFlags...)
 	code, out, errOut := runCLI(t, context.Background(), args...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
