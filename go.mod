@@ -3,9 +3,16 @@ module policyevolve
 go 1.25.0
 
 require (
+	github.com/tmc/langchaingo v0.1.14
 	github.com/traefik/yaegi v0.16.1
 	go.etcd.io/bbolt v1.4.3
 	golang.org/x/sys v0.47.0
 	golang.org/x/term v0.45.0
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78
+)
+
+require (
+	github.com/dlclark/regexp2 v1.10.0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/pkoukk/tiktoken-go v0.1.6 // indirect
 )

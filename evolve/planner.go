@@ -81,6 +81,10 @@ type Task struct {
 	// Run and Iteration place the call in a job (empty and 0 outside one).
 	Run       string
 	Iteration int
+	// Iterations is K, the number of refinements of a chain after its
+	// iteration 0 (the paper's prompts say "Iteration i/K"); 0 outside a
+	// chain.
+	Iterations int
 	// Sample tells apart the candidates drawn from the same request in
 	// the same iteration: the n-th is a different request from the
 	// (n+1)-th, for the LLM response cache as for the offline planner's

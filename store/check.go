@@ -44,7 +44,8 @@ func checkTx(tx *bolt.Tx) []string {
 		return out
 	}
 	for _, name := range allBuckets {
-		if tx.Bucket(name) == nil {
+		// llm_keys came later; a writable open adds it to older stores.
+		if tx.Bucket(name) == nil && string(name) != string(bLLMKeys) {
 			add("missing bucket %s", name)
 		}
 	}
@@ -177,6 +178,19 @@ func checkTx(tx *bolt.Tx) []string {
 		}
 		return nil
 	})
+	if keys := tx.Bucket(bLLMKeys); keys != nil {
+		keys.ForEach(func(k, v []byte) error {
+			var c LLMCall
+			switch run, key, _ := strings.Cut(string(k), "\x00"); {
+			case len(v) != 8:
+				add("llm_keys: entry %q does not hold a call id", k)
+			case !decode("llm_calls", v, tx.Bucket(bLLMCalls).Get(v), &c):
+			case c.Key != key || c.Run != run || c.Error != "":
+				add("llm_keys: entry %q points at call %d of run %q, key %.12s, error %q", k, c.ID, c.Run, c.Key, c.Error)
+			}
+			return nil
+		})
+	}
 	if len(out) == maxProblems {
 		out = append(out, "… more problems not listed")
 	}

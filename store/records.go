@@ -185,12 +185,28 @@ type LLMCall struct {
 	Run       string        `json:"run,omitempty"`
 	Provider  string        `json:"provider"`
 	Model     string        `json:"model"`
-	Prompt    string        `json:"prompt"`
+	Prompt    string        `json:"prompt"` // the user message
 	Answer    string        `json:"answer"`
 	TokensIn  int           `json:"tokens_in"`
-	TokensOut int           `json:"tokens_out"`
+	TokensOut int           `json:"tokens_out"` // reasoning included
 	Cost      float64       `json:"cost"`
 	Latency   time.Duration `json:"latency"`
 	Error     string        `json:"error,omitempty"`
 	Created   time.Time     `json:"created"`
+
+	// Key identifies the request (provider, server, model, settings,
+	// messages, sample index): a successful call is found again by its
+	// run and key (Tx.LLMCallByKey), so that a resumed run pays for no
+	// request twice.
+	Key             string   `json:"key,omitempty"`
+	BaseURL         string   `json:"base_url,omitempty"` // the server, when not the provider's default
+	System          string   `json:"system,omitempty"`   // the system message
+	Sample          int      `json:"sample,omitempty"`   // which draw from the same prompt
+	Purpose         string   `json:"purpose,omitempty"`  // what the call was for: init, improve, fix, ping…
+	Temperature     *float64 `json:"temperature,omitempty"`
+	MaxTokens       int      `json:"max_tokens,omitempty"`
+	Reasoning       string   `json:"reasoning,omitempty"` // the reasoning setting sent (effort or budget)
+	Thinking        string   `json:"thinking,omitempty"`  // the model's reasoning text, when it returns it
+	TokensReasoning int      `json:"tokens_reasoning,omitempty"`
+	Attempts        int      `json:"attempts,omitempty"` // HTTP attempts, retries included
 }

@@ -42,7 +42,8 @@ var (
 	bRuns        = []byte("runs")
 	bCritiques   = []byte("critiques")
 	bLLMCalls    = []byte("llm_calls")
-	allBuckets   = [][]byte{bMeta, bPolicies, bEvaluations, bMatches, bRatings, bPools, bRuns, bCritiques, bLLMCalls}
+	bLLMKeys     = []byte("llm_keys") // run NUL request key → id of the successful call
+	allBuckets   = [][]byte{bMeta, bPolicies, bEvaluations, bMatches, bRatings, bPools, bRuns, bCritiques, bLLMCalls, bLLMKeys}
 	kSchema      = []byte("schema")
 	kApp         = []byte("app")
 	appName      = []byte("policyevolve")

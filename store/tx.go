@@ -423,12 +423,57 @@ func (tx *Tx) Critiques(policy string) ([]Critique, error) {
 	return out, err
 }
 
-// AddLLMCall appends an LLM call record and sets its id.
+// AddLLMCall appends an LLM call record and sets its id. A successful call
+// with a Key becomes the answer LLMCallByKey finds for its run and key
+// (the first one stays when the same request is recorded twice).
 func (tx *Tx) AddLLMCall(c *LLMCall) error {
 	if c.Created.IsZero() {
 		c.Created = time.Now().UTC()
 	}
-	return appendSeq(tx.b.Bucket(bLLMCalls), func(n uint64) { c.ID = n }, c)
+	if err := appendSeq(tx.b.Bucket(bLLMCalls), func(n uint64) { c.ID = n }, c); err != nil {
+		return err
+	}
+	if c.Key == "" || c.Error != "" {
+		return nil
+	}
+	keys := tx.b.Bucket(bLLMKeys)
+	if keys == nil { // a store opened before the index existed, read-write: initSchema creates it
+		return fmt.Errorf("add llm call: the store has no %s bucket", bLLMKeys)
+	}
+	k := llmKey(c.Run, c.Key)
+	if keys.Get(k) != nil {
+		return nil
+	}
+	return keys.Put(k, u64(c.ID))
+}
+
+func llmKey(run, key string) []byte { return []byte(run + "\x00" + key) }
+
+// LLMCallByKey returns the successful call recorded in run with this
+// request key, or ErrNotFound.
+func (tx *Tx) LLMCallByKey(run, key string) (*LLMCall, error) {
+	keys := tx.b.Bucket(bLLMKeys)
+	if keys == nil {
+		return nil, ErrNotFound
+	}
+	id := keys.Get(llmKey(run, key))
+	if id == nil {
+		return nil, ErrNotFound
+	}
+	c := &LLMCall{}
+	if err := get(tx.b.Bucket(bLLMCalls), id, c); err != nil {
+		return nil, fmt.Errorf("llm call for key %.12s: %w", key, err)
+	}
+	return c, nil
+}
+
+// LLMCall returns a call by id.
+func (tx *Tx) LLMCall(id uint64) (*LLMCall, error) {
+	c := &LLMCall{}
+	if err := get(tx.b.Bucket(bLLMCalls), u64(id), c); err != nil {
+		return nil, fmt.Errorf("llm call %d: %w", id, err)
+	}
+	return c, nil
 }
 
 // LLMCalls returns every LLM call of a run ("" for all).

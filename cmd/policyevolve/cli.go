@@ -33,6 +33,8 @@ var commands = map[string]command{
 	"critique": {"play a policy, print the trajectory critic's diagnostics and ranked reflections", cmdCritique},
 	"store":    {"check or compact the store", cmdStore},
 	"render":   {"draw an episode as an animated GIF or as PNG frames", cmdRender},
+	"llm":      {"the language models the planner calls (ping)", cmdLLM},
+	"propose":  {"ask a model for one policy, check it (fixing up to 3 times), store and evaluate it", cmdPropose},
 }
 
 // usageError is a wrong flag or value: reported in one line, exit 2.

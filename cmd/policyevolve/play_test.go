@@ -144,6 +144,9 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	for name := range storeCommands {
 		all = append(all, []string{"store", name, "--help"})
 	}
+	for name := range llmCommands {
+		all = append(all, []string{"llm", name, "--help"})
+	}
 	all = append(all, []string{"pool", "--help"}, []string{"store", "--help"})
 	for _, args := range all {
 		code, out, errOut := runCLI(t, context.Background(), args...)

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"os"
+	"strconv"
+	"time"
+
+	"policyevolve/evolve/prompts"
+	"policyevolve/llm"
+)
+
+// llmOptions are the flags of every command that calls a model.
+type llmOptions struct {
+	spec        string
+	baseURL     string
+	keyEnv      string
+	temperature *float64
+	maxTokens   int
+	reasoning   string
+	stream      bool
+	timeout     time.Duration
+	retries     int
+	prices      string
+	prompts     string
+}
+
+func (o *llmOptions) register(fs *flagSet) {
+	fs.StringVar(&o.spec, "llm", os.Getenv("POLICYEVOLVE_LLM"), "model as PROVIDER:MODEL: openai:gpt-5, anthropic:claude-sonnet-4-5, google:gemini-2.5-pro,\nollama:qwen3, exec:COMMAND, replay:FILE (default: $POLICYEVOLVE_LLM)")
+	fs.StringVar(&o.baseURL, "llm-base-url", "", "server URL: any OpenAI-compatible server for openai (e.g. http://localhost:8000/v1), the Ollama server for ollama")
+	fs.StringVar(&o.keyEnv, "llm-key-env", "", "environment variable holding the API key (default: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY)")
+	fs.Func("temperature", "sampling temperature (default: the provider's own)", func(s string) error {
+		t, err := strconv.ParseFloat(s, 64)
+		if err != nil || t < 0 || t > 2 {
+			return usagef("--temperature %q: want a number from 0 to 2", s)
+		}
+		o.temperature = &t
+		return nil
+	})
+	fs.IntVar(&o.maxTokens, "max-tokens", 0, "most tokens an answer may take, reasoning included (default: the provider's; Anthropic: the model's largest)")
+	fs.StringVar(&o.reasoning, "reasoning", "max", "thinking effort: max (the largest the model takes), high, medium, low, none, or a token budget (Anthropic, Google)")
+	fs.BoolVar(&o.stream, "llm-stream", false, "have the server stream its answers (for proxies that cut long silent requests)")
+	fs.DurationVar(&o.timeout, "llm-timeout", llm.DefaultTimeout, "time limit of one attempt of a call")
+	fs.IntVar(&o.retries, "llm-retries", 6, "attempts per call on 408, 429, 5xx and 529, with backoff")
+	fs.StringVar(&o.prices, "prices", "", "JSON price table laid over the built-in one: {\"provider:model\": {\"input\": USD/Mtok, \"output\": USD/Mtok}}")
+	fs.StringVar(&o.prompts, "prompts", "", "folder of prompt templates replacing the built-in ones of the same names")
+}
+
+// client resolves the flags into a Client recording into rec (nil: no
+// ledger). A missing --llm is a usage error.
+func (o *llmOptions) client(rec llm.Recorder) (*llm.Client, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	cfg := llm.Config{Spec: o.spec, BaseURL: o.baseURL, KeyEnv: o.keyEnv, Temperature: o.temperature,
+		MaxTokens: o.maxTokens, Reasoning: o.reasoning, Stream: o.stream, Timeout: o.timeout,
+		Retry: llm.Retry{MaxAttempts: o.retries}, Recorder: rec}
+	if o.prices != "" {
+		p, err := llm.LoadPrices(o.prices)
+		if err != nil {
+			return nil, usagef("--prices: %v", err)
+		}
+		cfg.Prices = p
+	}
+	return llm.New(cfg)
+}
+
+// check reports flags that are wrong whatever the model.
+func (o *llmOptions) check() error {
+	if o.spec == "" {
+		return usagef("--llm is required: PROVIDER:MODEL, e.g. openai:gpt-5 (see the README's LLM section)")
+	}
+	if _, _, err := llm.ParseSpec(o.spec); err != nil {
+		return usagef("--llm: %v", err)
+	}
+	if err := llm.CheckReasoning(o.reasoning); err != nil {
+		return usagef("--reasoning: %v", err)
+	}
+	if o.maxTokens < 0 || o.timeout <= 0 || o.retries < 1 {
+		return usagef("--max-tokens, --llm-timeout and --llm-retries must be positive")
+	}
+	return nil
+}
+
+// promptSet loads the prompt templates.
+func (o *llmOptions) promptSet() (*prompts.Set, error) {
+	s, err := prompts.Load(o.prompts)
+	if err != nil {
+		return nil, usagef("--prompts: %v", err)
+	}
+	return s, nil
+}

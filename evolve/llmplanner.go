@@ -1,0 +1,242 @@
+package evolve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"policyevolve/envs/ssd"
+	"policyevolve/evolve/prompts"
+	"policyevolve/llm"
+	"policyevolve/sandbox"
+	"policyevolve/store"
+)
+
+// LLMPlanner writes policies with a language model, from the paper's
+// prompts (package prompts). Every call goes through the Client, whose
+// Recorder keeps the ledger.
+type LLMPlanner struct {
+	Client  *llm.Client
+	Prompts *prompts.Set
+}
+
+var _ Planner = (*LLMPlanner)(nil)
+
+// conversation is an LLM proposal's State: the messages it answered, so
+// that Fix appends the error to the same user prompt, as in the paper.
+type conversation struct {
+	system, prompt string
+	operator       string
+	parents        []string
+}
+
+// Name is "llm:PROVIDER:MODEL".
+func (p *LLMPlanner) Name() string { return "llm:" + p.Client.Name() }
+
+func (p *LLMPlanner) game(t Task) (prompts.Game, error) {
+	if t.Env.Map == nil {
+		return prompts.Game{}, errors.New("llm planner: the task has no environment")
+	}
+	return prompts.NewGame(t.Env.Map, t.Env.Config.Agents, t.Env.Config.MaxSteps)
+}
+
+func (p *LLMPlanner) start(ctx context.Context, t Task, op string, parents []string, user func(prompts.Game) (string, error)) (*Proposal, error) {
+	g, err := p.game(t)
+	if err != nil {
+		return nil, err
+	}
+	sys, err := p.Prompts.System(g)
+	if err != nil {
+		return nil, err
+	}
+	prompt, err := user(g)
+	if err != nil {
+		return nil, err
+	}
+	return p.ask(ctx, t, &conversation{system: sys, prompt: prompt, operator: op, parents: parents}, op)
+}
+
+// ask sends a conversation and turns the answer into a proposal.
+func (p *LLMPlanner) ask(ctx context.Context, t Task, c *conversation, purpose string) (*Proposal, error) {
+	resp, err := p.Client.Generate(ctx, llm.Request{System: c.system, Prompt: c.prompt, Sample: t.Sample, Purpose: purpose})
+	var ae *llm.APIError
+	if errors.As(err, &ae) && errors.Is(err, llm.ErrEmptyAnswer) {
+		// The model said nothing (often: its max tokens went on
+		// reasoning). It cost a call; the fix loop asks again.
+		return &Proposal{Problem: fmt.Errorf("%w: the answer was empty", ErrNoPolicy), State: c,
+			Usage: Usage{LLMCalls: 1}, Origin: p.origin(t, c, 0)}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	prop := &Proposal{State: c, Origin: p.origin(t, c, resp.CallID), Usage: usageOf(resp)}
+	src, notes, err := Extract(resp.Text)
+	prop.Notes = notes
+	if err != nil {
+		prop.Problem = err
+		return prop, nil
+	}
+	prop.Source = src
+	return prop, nil
+}
+
+func (p *LLMPlanner) origin(t Task, c *conversation, call uint64) store.Origin {
+	o := store.Origin{Run: t.Run, Iteration: t.Iteration, Planner: p.Name(), Operator: c.operator, Parents: c.parents}
+	if call != 0 {
+		o.Prompt = fmt.Sprintf("llm-call:%d", call)
+	}
+	return o
+}
+
+func usageOf(r *llm.Response) Usage {
+	if r.Cached {
+		return Usage{}
+	}
+	return Usage{LLMCalls: 1, InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
+		ReasoningTokens: r.Usage.ReasoningTokens, Cost: r.Usage.Cost}
+}
+
+// Init asks for a policy from scratch (the paper's iteration 0).
+func (p *LLMPlanner) Init(ctx context.Context, req InitRequest) (*Proposal, error) {
+	return p.start(ctx, req.Task, OpInit, nil, func(g prompts.Game) (string, error) {
+		return p.Prompts.Init(prompts.InitData{Game: g, Iteration: req.Iteration, Iterations: req.Iterations})
+	})
+}
+
+// Improve asks for a better version of the parent, with the feedback of
+// the task's level: sparse shows rewards, dense adds the social metrics,
+// critic adds the critic's reflections.
+func (p *LLMPlanner) Improve(ctx context.Context, req ImproveRequest) (*Proposal, error) {
+	dense := req.Feedback == Dense || req.Feedback == Critic
+	return p.start(ctx, req.Task, OpImprove, []string{req.Parent.Policy.ID}, func(g prompts.Game) (string, error) {
+		d := prompts.ImproveData{Game: g, Iteration: req.Iteration, Iterations: req.Iterations, Dense: dense,
+			Parent: promptPolicy(req.Parent, "current")}
+		for i, h := range req.History {
+			pp := promptPolicy(h, fmt.Sprintf("iteration-%d", i))
+			pp.Iteration = i
+			d.History = append(d.History, pp)
+		}
+		for i, s := range req.Inspirations {
+			if i == 3 {
+				break
+			}
+			d.Inspirations = append(d.Inspirations, promptPolicy(s, fmt.Sprintf("inspiration-%d", i+1)))
+		}
+		if req.Feedback == Critic {
+			d.Reflections = req.Reflections
+		}
+		return p.Prompts.Improve(d)
+	})
+}
+
+// Crossover asks for a policy that merges two parents.
+func (p *LLMPlanner) Crossover(ctx context.Context, req CrossoverRequest) (*Proposal, error) {
+	dense := req.Feedback == Dense || req.Feedback == Critic
+	return p.start(ctx, req.Task, OpCrossover, []string{req.A.Policy.ID, req.B.Policy.ID}, func(g prompts.Game) (string, error) {
+		return p.Prompts.Crossover(prompts.CrossoverData{Game: g, Dense: dense,
+			A: promptPolicy(req.A, "parent-a"), B: promptPolicy(req.B, "parent-b")})
+	})
+}
+
+// Fix appends the problem, with advice for its kind, to the user prompt
+// of the failed proposal and asks again. The fixed proposal keeps the
+// operator and parents of the one it repairs: it is another attempt at
+// the same request, as in the paper.
+func (p *LLMPlanner) Fix(ctx context.Context, req FixRequest) (*Proposal, error) {
+	c, ok := req.Failed.State.(*conversation)
+	if !ok {
+		return nil, fmt.Errorf("llm planner: cannot fix a proposal of another planner (%T)", req.Failed.State)
+	}
+	g, err := p.game(req.Task)
+	if err != nil {
+		return nil, err
+	}
+	kind, summary, detail := describeProblem(req.Problem)
+	para, err := p.Prompts.Fix(prompts.FixData{Game: g, Kind: kind, Summary: summary, Error: detail,
+		Attempt: req.Attempt, MaxAttempts: MaxAttempts})
+	if err != nil {
+		return nil, err
+	}
+	next := &conversation{system: c.system, prompt: c.prompt + para, operator: c.operator, parents: c.parents}
+	return p.ask(ctx, req.Task, next, OpFix)
+}
+
+// describeProblem sorts a failed attempt's problem into the fix prompt's
+// kinds: missing (no policy in the answer), invalid (validation and
+// compilation), nondeterministic, slow (a timeout or the CPU budget) and
+// runtime (a panic, an invalid action, a crash).
+func describeProblem(err error) (kind, summary, detail string) {
+	var ve *sandbox.ValidationError
+	var pe *sandbox.PolicyError
+	switch {
+	case errors.Is(err, ErrNoPolicy):
+		return "missing", "could not find the policy in your answer: " + err.Error(), ""
+	case errors.As(err, &ve):
+		n := len(ve.Issues)
+		return "invalid", fmt.Sprintf("the policy failed validation (%d problem%s)", n, plural(n)), ve.Error()
+	case errors.As(err, &pe) && errors.Is(err, sandbox.ErrNondeterministic):
+		return "nondeterministic", "the smoke test failed: " + err.Error(), ""
+	case errors.As(err, &pe) && (errors.Is(err, sandbox.ErrTimeout) || errors.Is(err, sandbox.ErrCPUBudget)):
+		return "slow", "the smoke test failed: " + err.Error(), outputOf(pe)
+	case errors.As(err, &pe):
+		return "runtime", "the smoke test failed: " + err.Error(), outputOf(pe)
+	}
+	return "runtime", "the policy failed: " + oneLine(err.Error()), ""
+}
+
+func outputOf(pe *sandbox.PolicyError) string {
+	if s := strings.TrimSpace(pe.Output); s != "" {
+		return "Output of the policy before it failed:\n" + s
+	}
+	return ""
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// promptPolicy shows a scored policy to the prompts.
+func promptPolicy(s Scored, fallback string) prompts.Policy {
+	name := s.Policy.Name
+	if name == "" {
+		name = fallback
+		if len(s.Policy.ID) >= 12 {
+			name = s.Policy.ID[:12]
+		}
+	}
+	pp := prompts.Policy{Name: name, Source: strings.TrimRight(s.Policy.Source, "\n"), Elo: s.Elo, Rated: s.Rated}
+	if e := s.Eval; e != nil {
+		var sum float64
+		n := 0
+		for _, r := range e.PerSeed {
+			if r.Status != store.StatusOK || len(r.Returns) == 0 {
+				continue
+			}
+			var tot float64
+			for _, x := range r.Returns {
+				tot += x
+			}
+			sum += tot / float64(len(r.Returns))
+			n++
+		}
+		if n > 0 {
+			pp.HasEval = true
+			pp.Reward = sum / float64(n)
+			pp.Efficiency, pp.Equality = e.Mean.Efficiency, e.Mean.Equality
+			pp.Sustainability, pp.Peace = e.Mean.Sustainability, e.Mean.Peace
+		}
+		if e.Status != store.StatusOK {
+			pp.Failed = e.Error
+		}
+	}
+	return pp
+}
+
+// gameOf is the task's game.
+func gameOf(t Task) (ssd.Game, error) { return ssd.ParseGame(t.Env.Config.Game) }

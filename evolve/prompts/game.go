@@ -1,0 +1,83 @@
+package prompts
+
+import (
+	"fmt"
+	"strings"
+
+	"policyevolve/envs"
+	"policyevolve/envs/ssd"
+	"policyevolve/sandbox"
+)
+
+// Game is what the prompts say about the environment, every number taken
+// from the map, the agent count, the episode length and the game's
+// parameters.
+type Game struct {
+	Name       string // "gathering"
+	Title      string // "Gathering"
+	Cleanup    bool
+	Agents     int
+	Width      int
+	Height     int
+	MaxSteps   int
+	Apples     int // apple spawn cells
+	NumActions int
+	Actions    []Action
+	Params     ssd.Params
+	// Cleanup only.
+	RiverCells   int
+	StreamCells  int
+	InitialWaste int
+	// DepletionPct and RestorationPct are the waste thresholds as percents.
+	DepletionPct, RestorationPct  float64
+	WasteSpawnPct, AppleRegrowPct float64
+	// The policy contract, from the sandbox.
+	Signature string
+	Imports   []string
+	// API is the ssd package as a policy sees it (see API).
+	API string
+	// Example is a working policy (examples/policies/bfs.go).
+	Example string
+}
+
+// Action is one action as the prompts list it.
+type Action struct {
+	Value int
+	Const string // "ssd.Forward"
+	Name  string // "forward"
+}
+
+// NewGame describes an environment for the prompts.
+func NewGame(m *envs.Map, agents, maxSteps int) (Game, error) {
+	api, err := API()
+	if err != nil {
+		return Game{}, err
+	}
+	g := m.Game
+	p := ssd.DefaultParams(g)
+	out := Game{
+		Name: g.String(), Title: strings.ToUpper(g.String()[:1]) + g.String()[1:], Cleanup: g == ssd.Cleanup,
+		Agents: agents, Width: m.Width, Height: m.Height, MaxSteps: maxSteps, Apples: len(m.Apples),
+		NumActions: g.NumActions(), Params: p,
+		RiverCells: len(m.River), StreamCells: len(m.Stream),
+		DepletionPct: 100 * p.ThresholdDepletion, RestorationPct: 100 * p.ThresholdRestoration,
+		WasteSpawnPct: 100 * p.WasteSpawnProb, AppleRegrowPct: 100 * p.AppleRespawnProb,
+		Signature: sandbox.Signature, Imports: sandbox.AllowedImports, API: api, Example: bfsExample,
+	}
+	for _, d := range m.Dirty {
+		if d {
+			out.InitialWaste++
+		}
+	}
+	consts := []string{"Forward", "Backward", "StepLeft", "StepRight", "RotateLeft", "RotateRight", "Beam", "Stand", "Clean"}
+	for a := 0; a < out.NumActions; a++ {
+		out.Actions = append(out.Actions, Action{Value: a, Const: "ssd." + consts[a], Name: ssd.ActionName(a)})
+	}
+	if out.Actions[len(out.Actions)-1].Name != ssd.ActionName(out.NumActions-1) {
+		return Game{}, fmt.Errorf("prompts: action list out of step with ssd")
+	}
+	return out, nil
+}
+
+// MaxAction is the largest valid action.
+func (g Game) MaxAction() int { return g.NumActions - 1 }

@@ -1,0 +1,163 @@
+package evolve
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"go/format"
+
+	"policyevolve/sandbox"
+	"policyevolve/store"
+)
+
+// MaxAttempts is how many proposals one request may take: the first and
+// up to two fixes, as in the paper.
+const MaxAttempts = 3
+
+// FixLoop turns a planner's proposals into admitted, stored policies:
+// propose, check the answer (a policy in it, validation, compilation, the
+// smoke test and the determinism probe), and on failure hand the problem
+// back to the planner's Fix, up to MaxAttempts in all; store the accepted
+// policy with its origin. The chain and population loops run every
+// candidate through it.
+type FixLoop struct {
+	Planner Planner
+	Sandbox *sandbox.Sandbox
+	Store   *store.Store
+	// MaxAttempts bounds the attempts per request (default MaxAttempts).
+	MaxAttempts int
+	// Log receives one line per attempt; nil discards them.
+	Log func(format string, args ...any)
+}
+
+// Attempt is one proposal of a request and what became of it.
+type Attempt struct {
+	Proposal *Proposal
+	// Problem is why it was refused; nil for the accepted one.
+	Problem error
+}
+
+// Outcome is what a request came to. A request whose every attempt
+// failed is an Outcome with Policy nil, not an error: a failing candidate
+// is a result.
+type Outcome struct {
+	// Policy is the accepted policy as stored (its first origin kept if
+	// it was stored before); nil when every attempt failed.
+	Policy *store.Policy
+	// New says the policy was not in the store before.
+	New bool
+	// Program is the accepted policy, compiled.
+	Program  *sandbox.Program
+	Attempts []Attempt
+	// Usage adds up every attempt.
+	Usage Usage
+}
+
+// Problem is the last attempt's problem (nil when a policy was accepted).
+func (o *Outcome) Problem() error {
+	if o.Policy != nil || len(o.Attempts) == 0 {
+		return nil
+	}
+	return o.Attempts[len(o.Attempts)-1].Problem
+}
+
+// Init runs the loop on the planner's Init.
+func (l *FixLoop) Init(ctx context.Context, req InitRequest) (*Outcome, error) {
+	return l.run(ctx, req.Task, func() (*Proposal, error) { return l.Planner.Init(ctx, req) })
+}
+
+// Improve runs the loop on the planner's Improve.
+func (l *FixLoop) Improve(ctx context.Context, req ImproveRequest) (*Outcome, error) {
+	return l.run(ctx, req.Task, func() (*Proposal, error) { return l.Planner.Improve(ctx, req) })
+}
+
+// Crossover runs the loop on the planner's Crossover.
+func (l *FixLoop) Crossover(ctx context.Context, req CrossoverRequest) (*Outcome, error) {
+	return l.run(ctx, req.Task, func() (*Proposal, error) { return l.Planner.Crossover(ctx, req) })
+}
+
+func (l *FixLoop) logf(format string, args ...any) {
+	if l.Log != nil {
+		l.Log(format, args...)
+	}
+}
+
+func (l *FixLoop) run(ctx context.Context, t Task, first func() (*Proposal, error)) (*Outcome, error) {
+	if l.Planner == nil || l.Sandbox == nil || l.Store == nil {
+		return nil, errors.New("fix loop: needs a planner, a sandbox and a store")
+	}
+	limit := l.MaxAttempts
+	if limit <= 0 {
+		limit = MaxAttempts
+	}
+	game, err := gameOf(t)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{}
+	prop, err := first()
+	for n := 1; ; n++ {
+		if err != nil {
+			return out, fmt.Errorf("%s, attempt %d: %w", l.Planner.Name(), n, err)
+		}
+		out.Usage.Add(prop.Usage)
+		problem := prop.Problem
+		var prog *sandbox.Program
+		if prop.Source != nil {
+			prog, problem = l.Sandbox.Check(ctx, prop.Source, game)
+			if problem != nil && !policyFailure(problem) {
+				return out, fmt.Errorf("check proposal: %w", problem)
+			}
+		}
+		if problem == nil && prop.Source == nil {
+			problem = ErrNoPolicy
+		}
+		out.Attempts = append(out.Attempts, Attempt{Proposal: prop, Problem: problem})
+		if problem == nil {
+			src := prop.Source
+			if tidy, ok := tidied(src); ok {
+				// What Extract added sits on the first line; store the
+				// file gofmt'ed, if it passes the check as well (it
+				// should: only the layout changed).
+				if prog2, err := l.Sandbox.Check(ctx, tidy, game); err == nil {
+					src, prog = tidy, prog2
+				}
+			}
+			p := &store.Policy{Source: string(src), Origin: prop.Origin}
+			p.Origin.Run, p.Origin.Iteration = t.Run, t.Iteration
+			err := l.Store.Update(func(tx *store.Tx) (err error) {
+				out.New, err = tx.PutPolicy(p)
+				if err == nil && !out.New {
+					p, err = tx.Policy(p.ID)
+				}
+				return err
+			})
+			if err != nil {
+				return out, err
+			}
+			out.Policy, out.Program = p, prog
+			l.logf("attempt %d: accepted policy %.12s", n, p.ID)
+			return out, nil
+		}
+		l.logf("attempt %d: %s", n, oneLine(problem.Error()))
+		if n >= limit {
+			return out, nil
+		}
+		prop, err = l.Planner.Fix(ctx, FixRequest{Task: t, Failed: prop, Problem: problem, Attempt: n})
+	}
+}
+
+// tidied returns the source gofmt'ed when Extract added a package clause
+// or imports on its first line ("package policy; …"), which keeps the
+// model's line numbers for validation errors but reads badly.
+func tidied(src []byte) ([]byte, bool) {
+	if !bytes.HasPrefix(src, []byte("package policy; ")) {
+		return nil, false
+	}
+	out, err := format.Source(src)
+	if err != nil || bytes.Equal(out, src) {
+		return nil, false
+	}
+	return out, true
+}
