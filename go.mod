@@ -1,10 +1,16 @@
 module policyevolve
 
-go 1.25
+go 1.25.0
 
 require (
+	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/traefik/yaegi v0.16.1
 	go.etcd.io/bbolt v1.4.3
+	golang.org/x/term v0.44.0
 )
 
-require golang.org/x/sys v0.29.0 // indirect
+require (
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	golang.org/x/sys v0.46.0 // indirect
+)

@@ -31,6 +31,7 @@ var commands = map[string]command{
 	"match":    {"play two stored policies against each other", cmdMatch},
 	"league":   {"round robin of a global pool: ratings, payoff matrix, exploitability", cmdLeague},
 	"store":    {"check or compact the store", cmdStore},
+	"qlearn":   {"train the paper's tabular Q-learning baseline (qlearn train)", cmdQLearn},
 }
 
 // usageError is a wrong flag or value: reported in one line, exit 2.

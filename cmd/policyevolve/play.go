@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"policyevolve/baselines/qlearn"
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
 	"policyevolve/sandbox"
@@ -34,9 +35,10 @@ Run one policy for every agent of a game over several seeds and print each
 episode's social metrics (efficiency, equality, sustainability, peace), the
 per-agent returns and their means.
 
---policy takes a built-in policy or a Go source file (FILE.go, see
+--policy takes a built-in policy, a Go source file (FILE.go, see
 "policyevolve validate --help" for the contract), which runs in the sandbox:
-one worker process per episode, never inside this process.
+one worker process per episode, never inside this process, or a Q-table
+trained by "policyevolve qlearn train" (qlearn:FILE), played greedily.
 
 Built-in policies: `+builtinList()+`.
 Built-in maps: gathering `+strings.Join(envs.BuiltinMaps(ssd.Gathering), ", ")+
@@ -45,7 +47,7 @@ Any other --map value is read as a map file.`, stdout)
 	fs.StringVar(&o.game, "game", "gathering", "game: gathering or cleanup")
 	fs.StringVar(&o.mapArg, "map", "", "built-in map name or map file (default: large for gathering, default for cleanup)")
 	fs.IntVar(&o.agents, "agents", 10, "number of agents")
-	fs.StringVar(&o.policy, "policy", "bfs", "policy every agent plays: a built-in name or a FILE.go")
+	fs.StringVar(&o.policy, "policy", "bfs", "policy every agent plays: a built-in name, a FILE.go or qlearn:FILE")
 	fs.StringVar(&o.seeds, "seeds", "0-4", "episode seeds: N, A-B, or a comma-separated list of both")
 	fs.IntVar(&o.steps, "steps", envs.DefaultMaxSteps, "steps per episode")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of a table")
@@ -204,9 +206,17 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 	return failure
 }
 
-// playActor returns the actor for --policy: a built-in, or a source file
-// compiled in the sandbox (source == true).
+// playActor returns the actor for --policy: a built-in, a trained Q-table,
+// or a source file compiled in the sandbox (source == true).
 func playActor(ctx context.Context, o playOptions, stderr io.Writer) (actor envs.Actor, source bool, err error) {
+	if path, ok := qlearnFile(o.policy); ok {
+		game, _ := ssd.ParseGame(o.game)
+		tab, err := loadQTable(path, game)
+		if err != nil {
+			return nil, false, usagef("--policy: %v", err)
+		}
+		return qlearn.NewActor(tab), false, nil
+	}
 	if !strings.HasSuffix(o.policy, ".go") {
 		factory, err := envs.Builtin(o.policy)
 		if err != nil {
