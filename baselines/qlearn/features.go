@@ -1,6 +1,8 @@
 package qlearn
 
 import (
+	"slices"
+
 	"policyevolve/envs/ssd"
 )
 
@@ -228,6 +230,13 @@ func (f *featurizer) nearest(st *ssd.State, agent int, waste bool) (step, dist i
 	start := int32(p.R*f.w + p.C)
 	if f.isTarget(st, start, waste) {
 		return stepHere, 0
+	}
+	targets := st.AppleAlive
+	if waste {
+		targets = st.Waste
+	}
+	if !slices.Contains(targets, true) {
+		return stepNone, noTarget // the reference's empty target set; also spares a search of the whole map
 	}
 	f.gen++
 	if f.gen == 0 {
