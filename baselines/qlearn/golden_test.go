@@ -130,6 +130,18 @@ func (g *goldenRun) train(t *testing.T) *Table {
 	return tab
 }
 
+// eachGoldenRun trains every golden run as the reference did, in parallel
+// subtests named after the runs, and hands the table to check.
+func eachGoldenRun(t *testing.T, check func(t *testing.T, g *goldenRun, tab *Table)) {
+	for _, path := range goldenFiles(t) {
+		g := loadGolden(t, path)
+		t.Run(g.Name, func(t *testing.T) {
+			t.Parallel()
+			check(t, g, g.train(t))
+		})
+	}
+}
+
 // same reports bit equality (so that a failure cannot hide behind %v's
 // rounding).
 func same(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
@@ -138,90 +150,80 @@ func same(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b)
 // reference's: the same states, created in the same order, with the same
 // values to the last bit.
 func TestGoldenTables(t *testing.T) {
-	for _, path := range goldenFiles(t) {
-		g := loadGolden(t, path)
-		t.Run(g.Name, func(t *testing.T) {
-			t.Parallel()
-			tab := g.train(t)
-			if tab.Len() != g.Visited || len(g.QTable) != g.Visited {
-				t.Errorf("run %s: %d states visited, the reference %d (%d rows in its table)", g.Name, tab.Len(), g.Visited, len(g.QTable))
-			}
-			bad := 0
-			for i := range min(tab.Len(), len(g.QTable)) {
-				state, q := tab.State(i)
-				want := g.QTable[i]
-				if !slices.Equal(state, want.State) {
-					t.Errorf("run %s: row %d: state %v, the reference's row %d is state %v", g.Name, i, state, i, want.State)
-					bad++
-				} else {
-					for a := range q {
-						if a >= len(want.Q) || !same(q[a], want.Q[a]) {
-							t.Errorf("run %s: row %d, state %v, action %d: Q = %v, the reference has %v (row: ours %v, the reference's %v)",
-								g.Name, i, state, a, q[a], want.Q[min(a, len(want.Q)-1)], q, want.Q)
-							bad++
-							break
-						}
+	eachGoldenRun(t, func(t *testing.T, g *goldenRun, tab *Table) {
+		if tab.Len() != g.Visited || len(g.QTable) != g.Visited {
+			t.Errorf("run %s: %d states visited, the reference %d (%d rows in its table)", g.Name, tab.Len(), g.Visited, len(g.QTable))
+		}
+		bad := 0
+		for i := range min(tab.Len(), len(g.QTable)) {
+			state, q := tab.State(i)
+			want := g.QTable[i]
+			if !slices.Equal(state, want.State) {
+				t.Errorf("run %s: row %d: state %v, the reference's row %d is state %v", g.Name, i, state, i, want.State)
+				bad++
+			} else {
+				for a := range q {
+					if a >= len(want.Q) || !same(q[a], want.Q[a]) {
+						t.Errorf("run %s: row %d, state %v, action %d: Q = %v, the reference has %v (row: ours %v, the reference's %v)",
+							g.Name, i, state, a, q[a], want.Q[min(a, len(want.Q)-1)], q, want.Q)
+						bad++
+						break
 					}
 				}
-				if bad >= 5 {
-					t.Fatalf("run %s: stopping after %d differences", g.Name, bad)
-				}
 			}
-		})
-	}
+			if bad >= 5 {
+				t.Fatalf("run %s: stopping after %d differences", g.Name, bad)
+			}
+		}
+	})
 }
 
 // TestGoldenEvaluations evaluates every golden run's table in self-play
 // on the reference's seeds and compares the episodes and the averages bit
 // for bit.
 func TestGoldenEvaluations(t *testing.T) {
-	for _, path := range goldenFiles(t) {
-		g := loadGolden(t, path)
-		t.Run(g.Name, func(t *testing.T) {
-			t.Parallel()
-			tab := g.train(t)
-			m, _ := envs.BuiltinMap(tab.Game, g.Map)
-			seeds := make([]uint64, g.Eval.Episodes)
-			for k := range seeds {
-				seeds[k] = g.Eval.Seed + uint64(k)
+	eachGoldenRun(t, func(t *testing.T, g *goldenRun, tab *Table) {
+		m, _ := envs.BuiltinMap(tab.Game, g.Map)
+		seeds := make([]uint64, g.Eval.Episodes)
+		for k := range seeds {
+			seeds[k] = g.Eval.Seed + uint64(k)
+		}
+		ev, err := Evaluate(context.Background(), tab, m, g.Agents, 0, seeds)
+		if err != nil {
+			t.Fatalf("run %s: %v", g.Name, err)
+		}
+		var diffs []string
+		check := func(what string, got, want float64) {
+			if !same(got, want) {
+				diffs = append(diffs, fmt.Sprintf("%s = %v, the reference has %v", what, got, want))
 			}
-			ev, err := Evaluate(context.Background(), tab, m, g.Agents, 0, seeds)
-			if err != nil {
-				t.Fatalf("run %s: %v", g.Name, err)
+		}
+		metrics := func(prefix string, got, want envs.Metrics) {
+			check(prefix+"efficiency", got.Efficiency, want.Efficiency)
+			check(prefix+"equality", got.Equality, want.Equality)
+			check(prefix+"sustainability", got.Sustainability, want.Sustainability)
+			check(prefix+"peace", got.Peace, want.Peace)
+		}
+		for k, want := range g.Eval.PerEpisode {
+			got := ev.Episodes[k]
+			p := fmt.Sprintf("seed %d: ", want.Seed)
+			for i := range want.Returns {
+				check(fmt.Sprintf("%sagent %d return", p, i), got.Returns[i], want.Returns[i])
 			}
-			var diffs []string
-			check := func(what string, got, want float64) {
-				if !same(got, want) {
-					diffs = append(diffs, fmt.Sprintf("%s = %v, the reference has %v", what, got, want))
-				}
-			}
-			metrics := func(prefix string, got, want envs.Metrics) {
-				check(prefix+"efficiency", got.Efficiency, want.Efficiency)
-				check(prefix+"equality", got.Equality, want.Equality)
-				check(prefix+"sustainability", got.Sustainability, want.Sustainability)
-				check(prefix+"peace", got.Peace, want.Peace)
-			}
-			for k, want := range g.Eval.PerEpisode {
-				got := ev.Episodes[k]
-				p := fmt.Sprintf("seed %d: ", want.Seed)
-				for i := range want.Returns {
-					check(fmt.Sprintf("%sagent %d return", p, i), got.Returns[i], want.Returns[i])
-				}
-				metrics(p, got.Metrics, want.Metrics)
-				if tab.Game == ssd.Cleanup {
-					check(p+"avg waste", got.AvgWaste, want.AvgWaste)
-					check(p+"cleans", float64(got.Cleans), float64(want.CleanCount))
-				}
-			}
-			check("avg team reward", ev.AvgTeamReward, g.Eval.AvgTeamReward)
-			metrics("mean ", ev.Metrics, g.Eval.Metrics)
+			metrics(p, got.Metrics, want.Metrics)
 			if tab.Game == ssd.Cleanup {
-				check("mean avg waste", ev.AvgWaste, g.Eval.AvgWaste)
-				check("mean cleans", ev.AvgCleans, g.Eval.AvgCleans)
+				check(p+"avg waste", got.AvgWaste, want.AvgWaste)
+				check(p+"cleans", float64(got.Cleans), float64(want.CleanCount))
 			}
-			if len(diffs) > 0 {
-				t.Errorf("run %s: evaluation differs from the reference:\n  %s", g.Name, strings.Join(diffs, "\n  "))
-			}
-		})
-	}
+		}
+		check("avg team reward", ev.AvgTeamReward, g.Eval.AvgTeamReward)
+		metrics("mean ", ev.Metrics, g.Eval.Metrics)
+		if tab.Game == ssd.Cleanup {
+			check("mean avg waste", ev.AvgWaste, g.Eval.AvgWaste)
+			check("mean cleans", ev.AvgCleans, g.Eval.AvgCleans)
+		}
+		if len(diffs) > 0 {
+			t.Errorf("run %s: evaluation differs from the reference:\n  %s", g.Name, strings.Join(diffs, "\n  "))
+		}
+	})
 }
