@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,7 +105,11 @@ func runQLearnTrain(ctx context.Context, o qlearnTrainOptions, stdout, stderr io
 	// Claim the output before hours of training, so that a bad path fails now.
 	tmp, err := os.CreateTemp(filepath.Dir(o.out), ".qtable-*.json")
 	if err != nil {
-		return fmt.Errorf("-o: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary name would only confuse
+		}
+		return usagef("-o %s: %v", o.out, err)
 	}
 	defer os.Remove(tmp.Name()) // after the rename, a no-op
 	defer tmp.Close()

@@ -113,9 +113,23 @@ func TestQLearnBadInput(t *testing.T) {
 		}
 	}
 	// A path that cannot be written fails before any training.
-	code, _, errOut := runCLI(t, context.Background(), "qlearn", "train", "-o", filepath.Join(dir, "no", "such", "dir", "q.json"))
-	if code != 1 || !strings.Contains(errOut, "-o: ") || strings.Contains(errOut, "episode") {
+	bad := filepath.Join(dir, "no", "such", "dir", "q.json")
+	code, _, errOut := runCLI(t, context.Background(), "qlearn", "train", "-o", bad)
+	if code != 2 || !strings.Contains(errOut, "-o "+bad+": no such file or directory") || strings.Contains(errOut, "episode") {
 		t.Errorf("unwritable -o: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestQLearnTrainInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := filepath.Join(t.TempDir(), "q.json")
+	code, _, errOut := runCLI(t, ctx, append(tinyTrain, "-o", out)...)
+	if code != 130 || !strings.Contains(errOut, "interrupted") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "*")); len(left) > 0 {
+		t.Fatalf("an interrupted run left %v", left)
 	}
 }
 
