@@ -3,6 +3,7 @@ package evolve
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"policyevolve/baselines/qlearn"
 	"policyevolve/envs"
@@ -19,9 +20,9 @@ const QLearnBuiltin = "qlearn"
 // policy of envs, or a Q-table.
 func builtinActor(p *store.Policy) (envs.Actor, error) {
 	if p.Builtin == QLearnBuiltin {
-		t, err := qlearn.Parse([]byte(p.Source))
+		t, err := storedTable(p)
 		if err != nil {
-			return nil, fmt.Errorf("policy %.12s: %w", p.ID, err)
+			return nil, err
 		}
 		return qlearn.NewActor(t), nil
 	}
@@ -30,6 +31,25 @@ func builtinActor(p *store.Policy) (envs.Actor, error) {
 		return nil, err
 	}
 	return &envs.PolicyActor{New: f}, nil
+}
+
+// tables memoises parsed stored Q-tables by policy id. Parsing a paper-size
+// table costs about an episode's time, and every episode of a match needs
+// the table; an id names one content forever and a parsed Table is only
+// read by its Actors, so entries never go stale. The cache grows with the
+// number of distinct tables played in this process, a handful.
+var tables sync.Map // policy id -> *qlearn.Table
+
+func storedTable(p *store.Policy) (*qlearn.Table, error) {
+	if t, ok := tables.Load(p.ID); ok {
+		return t.(*qlearn.Table), nil
+	}
+	t, err := qlearn.Parse([]byte(p.Source))
+	if err != nil {
+		return nil, fmt.Errorf("policy %.12s: %w", p.ID, err)
+	}
+	tables.Store(p.ID, t)
+	return t, nil
 }
 
 // QLearnPolicy returns the store record of a trained table: its canonical

@@ -500,7 +500,7 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 			return usagef("--game: %v", err)
 		}
 		if tab, err = loadQTable(path, game); err != nil {
-			return err
+			return usagef("%v", err)
 		}
 	} else if src, err = os.ReadFile(pos[0]); err != nil {
 		return usagef("%v", err)
