@@ -60,9 +60,9 @@ const (
 	DefaultSeed     = 40
 )
 
-// Config describes one training run. Map and Agents are required; the
-// rest has the reference's values when zero (Seed 0 is a seed like any
-// other: set it explicitly, DefaultSeed is the paper's).
+// Config describes one training run. Map and Agents are required;
+// Episodes, MaxSteps and Params take the reference's values when zero. Seed
+// 0 is a seed like any other (DefaultSeed is the paper's).
 type Config struct {
 	Map      *envs.Map
 	MapName  string // recorded in the table's Info

@@ -9,8 +9,8 @@ import (
 // creates them (a state gets a row the first time its values are read), so
 // that two tables agree in their rows and in their order.
 //
-// A Table is not safe for concurrent writes; a trained Table that is only
-// read (Greedy, Actor) may be shared.
+// Training writes a Table from one goroutine; a trained Table is only read
+// by the Actors that play it, so any number of them may share it.
 type Table struct {
 	Game ssd.Game
 	Info Info // how it was trained; informative only
