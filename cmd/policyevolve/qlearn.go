@@ -102,7 +102,7 @@ func runQLearnTrain(ctx context.Context, o qlearnTrainOptions, stdout, stderr io
 	if o.epsDecay > 0 {
 		params.EpsDecay = o.epsDecay
 	}
-	// Claim the output before hours of training, so that a bad path fails now.
+	// Claim the output before training, so that a bad path fails at once.
 	tmp, err := os.CreateTemp(filepath.Dir(o.out), ".qtable-*.json")
 	if err != nil {
 		var pe *fs.PathError
@@ -128,6 +128,9 @@ func runQLearnTrain(ctx context.Context, o qlearnTrainOptions, stdout, stderr io
 		return err
 	}
 	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", o.out, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp's 0600 suits no table
 		return fmt.Errorf("write %s: %w", o.out, err)
 	}
 	if err := tmp.Close(); err != nil {
