@@ -91,6 +91,10 @@ func Returns(rewards [][]float64) []float64 {
 	return R
 }
 
+// Mean is numpy's mean of a float64 array: the pairwise sum (see
+// pairwiseSum) divided by the length; NaN for an empty slice, as numpy.
+func Mean(a []float64) float64 { return pairwiseSum(a) / float64(len(a)) }
+
 // pairwiseSum adds like numpy's float64 add.reduce (pairwise summation with
 // an 8-way unrolled base case), so means match numpy's to the last bit.
 func pairwiseSum(a []float64) float64 {

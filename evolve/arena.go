@@ -147,11 +147,7 @@ func (a *Arena) actor(ctx context.Context, id string) (envs.Actor, error) {
 		return nil, err
 	}
 	if p.Builtin != "" {
-		f, err := envs.Builtin(p.Builtin)
-		if err != nil {
-			return nil, err
-		}
-		return &envs.PolicyActor{New: f}, nil
+		return builtinActor(p)
 	}
 	if a.Sandbox == nil {
 		return nil, fmt.Errorf("policy %.12s is source code and no sandbox is configured", id)
@@ -573,10 +569,17 @@ func (a *Arena) Import(ctx context.Context, src []byte, name string, rngSeed uin
 	if _, err := a.Sandbox.Check(ctx, src, g); err != nil {
 		return nil, err
 	}
+	p := &store.Policy{Source: string(src), Name: name, Origin: store.Origin{Operator: "import", Planner: "human"}}
+	return a.admit(ctx, p, "import", rngSeed)
+}
+
+// admit stores p, evaluates it, and when its self-play succeeds adds it to
+// the global pool (with reason), rates it against opponents sampled from
+// the pool (seeded by rngSeed) and trims the pool to capacity.
+func (a *Arena) admit(ctx context.Context, p *store.Policy, reason string, rngSeed uint64) (*ImportReport, error) {
 	if err := a.EnsureBaselines(ctx); err != nil {
 		return nil, err
 	}
-	p := &store.Policy{Source: string(src), Name: name, Origin: store.Origin{Operator: "import", Planner: "human"}}
 	rep := &ImportReport{}
 	if err := a.Store.Update(func(tx *store.Tx) (err error) {
 		rep.New, err = tx.PutPolicy(p)
@@ -600,7 +603,7 @@ func (a *Arena) Import(ctx context.Context, src []byte, name string, rngSeed uin
 		return nil, err
 	}
 	if err := a.Store.Update(func(tx *store.Tx) error {
-		return tx.AddMember(&store.Member{Policy: p.ID, Pool: a.GlobalPool(), Reason: "import"})
+		return tx.AddMember(&store.Member{Policy: p.ID, Pool: a.GlobalPool(), Reason: reason})
 	}); err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ type Policy struct {
 	ID      string    `json:"id"` // hex SHA-256 of Source
 	Source  string    `json:"source"`
 	Name    string    `json:"name,omitempty"`    // a human label, e.g. the file it was imported from
-	Builtin string    `json:"builtin,omitempty"` // set for the built-in baselines, which run in-process
+	Builtin string    `json:"builtin,omitempty"` // set for the built-in baselines, which run in-process; "qlearn": Source is a Q-table file
 	Created time.Time `json:"created"`
 	Origin  Origin    `json:"origin"`
 }

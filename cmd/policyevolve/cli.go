@@ -35,6 +35,7 @@ var commands = map[string]command{
 	"render":   {"draw an episode as an animated GIF or as PNG frames", cmdRender},
 	"llm":      {"the language models the planner calls (ping)", cmdLLM},
 	"propose":  {"ask a model for one policy, check it (fixing up to 3 times), store and evaluate it", cmdPropose},
+	"qlearn":   {"train the paper's tabular Q-learning baseline (qlearn train)", cmdQLearn},
 }
 
 // usageError is a wrong flag or value: reported in one line, exit 2.

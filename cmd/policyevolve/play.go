@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"policyevolve/baselines/qlearn"
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
 	"policyevolve/render"
@@ -38,9 +39,10 @@ Run one policy for every agent of a game over several seeds and print each
 episode's social metrics (efficiency, equality, sustainability, peace), the
 per-agent returns and their means.
 
---policy takes a built-in policy or a Go source file (FILE.go, see
+--policy takes a built-in policy, a Go source file (FILE.go, see
 "policyevolve validate --help" for the contract), which runs in the sandbox:
-one worker process per episode, never inside this process.
+one worker process per episode, never inside this process, or a Q-table
+trained by "policyevolve qlearn train" (qlearn:FILE), played greedily.
 
 --watch draws each episode in the terminal as it is replayed, one frame per
 step at --fps frames a second, then prints the table; Ctrl-C stops it and
@@ -54,7 +56,7 @@ Any other --map value is read as a map file.`, stdout)
 	fs.StringVar(&o.game, "game", "gathering", "game: gathering or cleanup")
 	fs.StringVar(&o.mapArg, "map", "", "built-in map name or map file (default: large for gathering, default for cleanup)")
 	fs.IntVar(&o.agents, "agents", 10, "number of agents")
-	fs.StringVar(&o.policy, "policy", "bfs", "policy every agent plays: a built-in name or a FILE.go")
+	fs.StringVar(&o.policy, "policy", "bfs", "policy every agent plays: a built-in name, a FILE.go or qlearn:FILE")
 	fs.StringVar(&o.seeds, "seeds", "0-4", "episode seeds: N, A-B, or a comma-separated list of both")
 	fs.IntVar(&o.steps, "steps", envs.DefaultMaxSteps, "steps per episode")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of a table")
@@ -112,7 +114,7 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	loader := policyLoader{sandbox: &o.sandboxOptions, stderr: stderr}
+	loader := policyLoader{game: env.Game(), sandbox: &o.sandboxOptions, stderr: stderr}
 	actor, source, err := loader.actor(ctx, "--policy", o.policy)
 	if err != nil {
 		return err
@@ -276,15 +278,23 @@ func (o *playOptions) env(lengthFlag string) (*envs.Env, *envs.Map, error) {
 // policyLoader turns policy flags into actors. It opens the sandbox once,
 // for the first source policy.
 type policyLoader struct {
+	game    ssd.Game // for Q-tables, which are trained for one game
 	sandbox *sandboxOptions
 	stderr  io.Writer // the sandbox's notices
 	sb      *sandbox.Sandbox
 }
 
-// actor returns the actor for a policy flag's value: a built-in, or a
-// source file compiled in the sandbox (source == true). flag names the
-// flag in errors.
+// actor returns the actor for a policy flag's value: a built-in, a
+// trained Q-table (qlearn:FILE), or a source file compiled in the sandbox
+// (source == true). flag names the flag in errors.
 func (l *policyLoader) actor(ctx context.Context, flag, policy string) (actor envs.Actor, source bool, err error) {
+	if path, ok := qlearnFile(policy); ok {
+		tab, err := loadQTable(path, l.game)
+		if err != nil {
+			return nil, false, usagef("%s: %v", flag, err)
+		}
+		return qlearn.NewActor(tab), false, nil
+	}
 	if !strings.HasSuffix(policy, ".go") {
 		factory, err := envs.Builtin(policy)
 		if err != nil {

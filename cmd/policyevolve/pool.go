@@ -11,6 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"policyevolve/baselines/qlearn"
+	"policyevolve/envs/ssd"
 	"policyevolve/evolve"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -281,6 +283,10 @@ metrics, and every match it played.`, stdout)
 			}
 			fmt.Fprintln(stdout, line)
 		}
+		if p.Builtin == evolve.QLearnBuiltin {
+			fmt.Fprintln(stdout, "source:   "+describeQTable(p))
+			return nil
+		}
 		fmt.Fprintln(stdout, "source:")
 		for _, l := range strings.Split(strings.TrimRight(p.Source, "\n"), "\n") {
 			fmt.Fprintln(stdout, "  "+l)
@@ -455,12 +461,16 @@ func cmdPoolImport(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var sbo sandboxOptions
 	var name, evalSeeds, matchSeeds string
 	var rngSeed uint64
-	fs := newFlagSet("pool import", "FILE.go [flags]", `
+	fs := newFlagSet("pool import", "FILE.go|qlearn:FILE [flags]", `
 Admit a hand-written policy into the global pool of an environment: the
 sandbox's admission check (rules, compilation, 50-step smoke test,
 determinism probe), a self-play evaluation, matches against opponents drawn
 from the pool (softmax over Elo) that set its rating, then eviction if the
-pool is over capacity. A new pool starts with the built-in baselines.`, stdout)
+pool is over capacity. A new pool starts with the built-in baselines.
+
+A Q-table written by "policyevolve qlearn train" (qlearn:FILE, or any
+FILE.json) joins as a baseline instead: stored in the store by its content,
+played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 	so.register(fs)
 	eo.register(fs)
 	sbo.register(fs)
@@ -475,18 +485,36 @@ pool is over capacity. A new pool starts with the built-in baselines.`, stdout)
 	if len(pos) != 1 {
 		return usagef("want one policy file")
 	}
-	src, err := os.ReadFile(pos[0])
-	if err != nil {
-		return usagef("%v", err)
+	path, isTable := qlearnFile(pos[0])
+	if strings.HasSuffix(pos[0], ".json") {
+		isTable = true
 	}
 	if name == "" {
-		name = pos[0]
+		name = path
+	}
+	var src []byte
+	var tab *qlearn.Table
+	if isTable {
+		game, err := ssd.ParseGame(eo.game)
+		if err != nil {
+			return usagef("--game: %v", err)
+		}
+		if tab, err = loadQTable(path, game); err != nil {
+			return usagef("%v", err)
+		}
+	} else if src, err = os.ReadFile(pos[0]); err != nil {
+		return usagef("%v", err)
 	}
 	arena, err := openArena(&so, createStore, &eo, &sbo, evalSeeds, matchSeeds, stderr)
 	if err != nil {
 		return err
 	}
-	rep, err := arena.Import(ctx, src, name, rngSeed)
+	var rep *evolve.ImportReport
+	if isTable {
+		rep, err = arena.ImportQTable(ctx, tab, name, rngSeed)
+	} else {
+		rep, err = arena.Import(ctx, src, name, rngSeed)
+	}
 	if err != nil {
 		var ve *sandbox.ValidationError
 		if errors.As(err, &ve) {

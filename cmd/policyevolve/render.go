@@ -244,7 +244,7 @@ func parseSpan(s string, length int) (from, to int, err error) {
 // last. A policy that fails is a result: the trajectory holds the steps
 // before it and failure says why.
 func (o *renderOptions) play(ctx context.Context, env *envs.Env, sides []int, last int, stderr io.Writer) (tr *envs.Trajectory, failure, err error) {
-	loader := policyLoader{sandbox: &o.sandboxOptions, stderr: stderr}
+	loader := policyLoader{game: env.Game(), sandbox: &o.sandboxOptions, stderr: stderr}
 	a, sourceA, err := loader.actor(ctx, "--policy", o.policy)
 	if err != nil {
 		return nil, nil, err
