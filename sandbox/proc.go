@@ -231,11 +231,11 @@ func (w *proc) death(step int) (*PolicyError, error) {
 	case strings.Contains(out, "stack overflow") || strings.Contains(out, "stack exceeds"):
 		pe.Kind = ErrCrashed
 		pe.Detail = "stack overflow (too deep a recursion?)"
+	case ps != nil && ps.ExitCode() == 125 && strings.Contains(out, "cannot apply limits"):
+		return nil, fmt.Errorf("policy worker could not apply its resource limits: %s", strings.TrimSpace(out))
 	case strings.Contains(out, "out of memory") || strings.Contains(out, "cannot allocate memory"):
 		pe.Kind = ErrCrashed
 		pe.Detail = "out of memory"
-	case ps != nil && ps.ExitCode() == 125 && strings.Contains(out, "cannot apply limits"):
-		return nil, fmt.Errorf("policy worker could not apply its resource limits: %s", strings.TrimSpace(out))
 	default:
 		pe.Kind = ErrCrashed
 		status := "exited"

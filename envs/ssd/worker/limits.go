@@ -97,10 +97,7 @@ func init() {
 		// The Go runtime reserves its address space while it starts; a
 		// limit set now would only make later mappings fail. So set the
 		// limits and start over: the new image starts under them.
-		err = setrlimits(l)
-		if err == nil {
-			err = reexec(append(os.Environ(), envLimited+"=1"))
-		}
+		err = limitAndReexec(l, append(os.Environ(), envLimited+"=1"))
 	}
 	if err != nil {
 		// Never run untrusted code without its limits.

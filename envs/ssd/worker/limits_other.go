@@ -4,13 +4,11 @@ package worker
 
 import "errors"
 
-func setrlimits(l Limits) error {
+func limitAndReexec(l Limits, env []string) error {
 	if l.AddressSpace > 0 || l.CPUSeconds > 0 {
 		return errors.New("resource limits are implemented only on Linux")
 	}
-	return nil
+	return errors.New("cannot restart the worker on this system")
 }
-
-func reexec(env []string) error { return errors.New("cannot restart the worker on this system") }
 
 func closeFrom(int) error { return nil }

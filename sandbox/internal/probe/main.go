@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -94,12 +95,15 @@ func open1(name string) error {
 	return err
 }
 
-// ptrace attaches to the process pid and, when that works, detaches.
+// ptrace attaches to the process pid and, when that works, detaches. A
+// tracer is a thread: attach, wait and detach from the same one.
 func ptrace(pid string) error {
 	n, err := strconv.Atoi(pid)
 	if err != nil {
 		return err
 	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	if err := syscall.PtraceAttach(n); err != nil {
 		return err
 	}
