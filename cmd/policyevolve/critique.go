@@ -28,6 +28,7 @@ type critiqueOptions struct {
 	json   bool
 	storeOptions
 	sandboxOptions
+	llm llmOptions
 }
 
 func cmdCritique(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -45,9 +46,10 @@ store id the critique is also stored, with the feedback level "critic".
 --vs adds matches against other policies (same forms, comma-separated):
 two episodes per seed, sides swapped, as "match" plays them.
 
---critic llm asks a language model for the reflections; when it is not
-available, fails or answers nonsense, the analytic critic answers instead
-and the output says why.`, stdout)
+--critic llm asks the language model named by --llm for the reflections;
+its calls are recorded in the store's ledger like the planner's. When the
+call fails or the answer holds no usable reflections, the analytic critic
+answers instead and the output says why.`, stdout)
 	o.envOptions.register(fs)
 	fs.StringVar(&o.seeds, "seeds", "0-4", "episode seeds: N, A-B, or a comma-separated list of both")
 	fs.StringVar(&o.vs, "vs", "", "opponents for matches: store ids, FILE.go or built-in names, comma-separated")
@@ -55,6 +57,7 @@ and the output says why.`, stdout)
 	fs.BoolVar(&o.json, "json", false, "print JSON (diagnostics, reflections, stored id)")
 	o.storeOptions.register(fs)
 	o.sandboxOptions.register(fs)
+	o.llm.register(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -67,10 +70,18 @@ and the output says why.`, stdout)
 }
 
 // critiqueModel returns the language model behind --critic llm and its
-// name. No LLM client is wired into this build yet: it says so, and the
-// analytic critic answers. Tests replace it.
-var critiqueModel = func() (critic.Model, string, error) {
-	return nil, "", errors.New("no LLM client is wired into this build yet")
+// name: the --llm client, recording into the store's ledger (created if
+// need be: a paid call is never lost). Tests replace it.
+var critiqueModel = func(o *critiqueOptions) (critic.Model, string, error) {
+	s, err := o.storeOptions.open(createStore)
+	if err != nil {
+		return nil, "", err
+	}
+	client, err := o.llm.client(&evolve.LLMRecorder{Store: s})
+	if err != nil {
+		return nil, "", err
+	}
+	return evolve.CriticModel{Client: client}, client.Name(), nil
 }
 
 // critiqueOutput is the JSON output of "critique".
@@ -96,6 +107,11 @@ func runCritique(ctx context.Context, o critiqueOptions, stdout, stderr io.Write
 	}
 	if o.critic != "analytic" && o.critic != "llm" {
 		return usagef("--critic: unknown critic %q (want analytic or llm)", o.critic)
+	}
+	if o.critic == "llm" {
+		if err := o.llm.check(); err != nil {
+			return err
+		}
 	}
 	var vs []string
 	if o.vs != "" {
@@ -172,7 +188,7 @@ func runCritique(ctx context.Context, o critiqueOptions, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	rep, err := critiqueReport(ctx, o.critic, d, me.source)
+	rep, err := critiqueReport(ctx, &o, d, me.source)
 	if err != nil {
 		return err
 	}
@@ -202,15 +218,13 @@ func runCritique(ctx context.Context, o critiqueOptions, stdout, stderr io.Write
 }
 
 // critiqueReport asks the chosen critic for its reflections.
-func critiqueReport(ctx context.Context, kind string, d *critic.Diagnostics, source string) (*critic.Report, error) {
-	if kind == "analytic" {
+func critiqueReport(ctx context.Context, o *critiqueOptions, d *critic.Diagnostics, source string) (*critic.Report, error) {
+	if o.critic == "analytic" {
 		return critic.Analytic{}.Critique(ctx, d, source)
 	}
-	model, name, err := critiqueModel()
+	model, name, err := critiqueModel(o)
 	if err != nil {
-		rep, _ := critic.Analytic{}.Critique(ctx, d, source)
-		rep.Fallback = "the LLM critic is unavailable: " + err.Error()
-		return rep, nil
+		return nil, err
 	}
 	return (&critic.LLM{Model: model, Name: name}).Critique(ctx, d, source)
 }

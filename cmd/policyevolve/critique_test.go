@@ -149,19 +149,43 @@ func TestCritiqueStored(t *testing.T) {
 // back to the analytic critic, saying why, when there is no model or its
 // answer is unusable.
 func TestCritiqueLLM(t *testing.T) {
-	args := []string{"bfs", "--game", "cleanup", "--map", "small", "--agents", "3", "--steps", "200", "--seeds", "0", "--critic", "llm"}
-	c := critiqueJSON(t, args...)
-	if c.Critique.By != "analytic" || !strings.Contains(c.Critique.Fallback, "no LLM client") || len(c.Critique.Reflections) == 0 {
-		t.Fatalf("without a model: %+v", c.Critique)
+	db := filepath.Join(t.TempDir(), "pe.db")
+	args := []string{"bfs", "--game", "cleanup", "--map", "small", "--agents", "3", "--steps", "200", "--seeds", "0", "--critic", "llm", "--store", db}
+	// No model named: a usage error, not a silent analytic answer.
+	if code, _, errOut := runCLI(t, context.Background(), append([]string{"critique"}, args...)...); code != 2 || !strings.Contains(errOut, "--llm is required") {
+		t.Fatalf("without --llm: exit %d, %q", code, errOut)
 	}
-	defer func(orig func() (critic.Model, string, error)) { critiqueModel = orig }(critiqueModel)
+
+	// Through the llm package: an exec: model, recorded in the ledger.
+	dir := t.TempDir()
+	script := filepath.Join(dir, "critic.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\ncat >/dev/null\necho '[{\"code\": \"clean-more\", \"text\": \"Nobody cleans.\", \"stake\": 9}]'\n"), 0o755)
+	c := critiqueJSON(t, append(args, "--llm", "exec:"+script)...)
+	if c.Critique.By != "llm:exec:"+script || c.Critique.Fallback != "" || len(c.Critique.Reflections) != 1 {
+		t.Fatalf("with an exec: model: %+v", c.Critique)
+	}
+	s, err := store.Open(db, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []store.LLMCall
+	s.View(func(tx *store.Tx) (err error) {
+		calls, err = tx.LLMCalls("")
+		return err
+	})
+	if len(calls) != 1 || calls[0].Purpose != "critic" || !strings.Contains(calls[0].Prompt, "waste over time") {
+		t.Fatalf("ledger: %+v", calls)
+	}
+
+	defer func(orig func(*critiqueOptions) (critic.Model, string, error)) { critiqueModel = orig }(critiqueModel)
 	var asked string
-	critiqueModel = func() (critic.Model, string, error) {
+	critiqueModel = func(*critiqueOptions) (critic.Model, string, error) {
 		return modelFunc(func(_ context.Context, system, user string) (string, error) {
 			asked = user
 			return "```json\n[{\"code\": \"clean-more\", \"text\": \"Nobody cleans.\", \"stake\": 9}]\n```", nil
 		}), "fake:m", nil
 	}
+	args = append(args, "--llm", "exec:unused") // the hook replaces the client
 	c = critiqueJSON(t, args...)
 	if c.Critique.By != "llm:fake:m" || c.Critique.Fallback != "" || len(c.Critique.Reflections) != 1 || c.Critique.Reflections[0].Code != "clean-more" {
 		t.Fatalf("with a model: %+v", c.Critique)
@@ -169,7 +193,7 @@ func TestCritiqueLLM(t *testing.T) {
 	if !strings.Contains(asked, "waste over time") {
 		t.Errorf("the model was not shown the diagnostics:\n%s", asked)
 	}
-	critiqueModel = func() (critic.Model, string, error) {
+	critiqueModel = func(*critiqueOptions) (critic.Model, string, error) {
 		return modelFunc(func(context.Context, string, string) (string, error) { return "", errors.New("quota exceeded") }), "fake:m", nil
 	}
 	out, _ := cli(t, append([]string{"critique"}, args...)...)
