@@ -227,9 +227,20 @@ func (v *View) Distance(from Pos, targets []Pos) int {
 
 // DistanceField returns the shortest-path distance from `from` to every
 // cell, row-major (index r*Width()+c); walls and unreachable cells hold
-// Unreachable. The slice is fresh.
+// Unreachable. The slice is fresh. The field is computed once per step
+// and cell: asking again for the same cell in the same step (another
+// agent, say) costs a copy.
 func (v *View) DistanceField(from Pos) []int {
-	return v.DistanceFieldFrom([]Pos{from})
+	if !v.InBounds(from.R, from.C) {
+		return v.DistanceFieldFrom([]Pos{from})
+	}
+	cell := from.R*v.lay.Width + from.C
+	if f, ok := v.memo.fields[cell]; ok {
+		return append([]int(nil), f...)
+	}
+	f := v.DistanceFieldFrom([]Pos{from})
+	v.memo.keepField(cell, f)
+	return append([]int(nil), f...)
 }
 
 // DistanceFieldFrom is DistanceField from the nearest of several sources;
@@ -244,8 +255,12 @@ func (v *View) DistanceFieldFrom(sources []Pos) []int {
 // id (also when agents share a cell). It returns the owner of every cell
 // (row-major; -1 for walls, unreachable cells, or when every agent is
 // tagged out) and the owner's distance (Unreachable where there is none).
-// Both slices are fresh.
+// Both slices are fresh. The division is computed once per step: every
+// agent after the first gets a copy.
 func (v *View) Voronoi() (owner []int, dist []int) {
+	if v.memo.voronoi {
+		return append([]int(nil), v.memo.owner...), append([]int(nil), v.memo.dist...)
+	}
 	var srcs []Pos
 	var ids []int
 	for i, p := range v.st.Pos {
@@ -255,7 +270,8 @@ func (v *View) Voronoi() (owner []int, dist []int) {
 		}
 	}
 	dist, owner = v.flood(srcs, ids)
-	return owner, dist
+	v.memo.voronoi, v.memo.owner, v.memo.dist = true, owner, dist
+	return append([]int(nil), owner...), append([]int(nil), dist...)
 }
 
 // flood is a multi-source BFS. With ids it also tracks which source (by

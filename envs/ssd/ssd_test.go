@@ -13,7 +13,7 @@ import (
 
 // newView builds an environment on a built-in map, resets it with seed and
 // returns a View of its state.
-func newView(t *testing.T, game ssd.Game, mapName string, agents int, seed uint64) (*envs.Env, *ssd.View, *ssd.State) {
+func newView(t testing.TB, game ssd.Game, mapName string, agents int, seed uint64) (*envs.Env, *ssd.View, *ssd.State) {
 	t.Helper()
 	m, err := envs.BuiltinMap(game, mapName)
 	if err != nil {
@@ -346,5 +346,99 @@ func TestBFSHelpers(t *testing.T) {
 	}
 	if d := v.Distance(ssd.Pos{R: 1, C: 1}, []ssd.Pos{{2, 3}}); d != ssd.Unreachable {
 		t.Errorf("Distance to a wall = %d", d)
+	}
+}
+
+// TestWholeMapHelpersAreMemoisedPerStep: a step's agents share one
+// Voronoi division and one distance field per source; each gets its own
+// copy; the next state is computed afresh.
+func TestWholeMapHelpersAreMemoisedPerStep(t *testing.T) {
+	env, v, st := newView(t, ssd.Gathering, "large", 10, 1)
+	owner, dist := v.Voronoi()
+	field := v.DistanceField(v.AgentPos(2))
+	want := [3][]int{slices.Clone(owner), slices.Clone(dist), slices.Clone(field)}
+	// Scribbling on one agent's results changes nothing for the next.
+	owner[0], dist[5], field[7] = 99, 99, 99
+	o2, d2 := v.Voronoi()
+	f2 := v.DistanceField(v.AgentPos(2))
+	if !slices.Equal(o2, want[0]) || !slices.Equal(d2, want[1]) || !slices.Equal(f2, want[2]) {
+		t.Fatal("a memoised result changed when a caller wrote to its copy")
+	}
+	// Step the environment: the next View answers for the new state.
+	actions := make([]int, v.NumAgents())
+	for i := range actions {
+		actions[i] = v.GreedyAction(i)
+	}
+	if _, err := env.Step(actions); err != nil {
+		t.Fatal(err)
+	}
+	env.Snapshot(st)
+	if err := v.Update(st); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := ssd.NewView(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o3, d3 := v.Voronoi()
+	fo, fd := fresh.Voronoi()
+	if !slices.Equal(o3, fo) || !slices.Equal(d3, fd) || !slices.Equal(v.DistanceField(v.AgentPos(2)), fresh.DistanceField(v.AgentPos(2))) {
+		t.Fatal("after Update the View answered for the old state")
+	}
+}
+
+// BenchmarkHelpers measures what one call of each View helper costs on
+// Gathering large with 10 agents (the figures in the package doc). The
+// "again" variants are a second call in the same step: memoised.
+func BenchmarkHelpers(b *testing.B) {
+	m, _ := envs.BuiltinMap(ssd.Gathering, "large")
+	env, _ := envs.New(envs.Config{Map: m, Agents: 10})
+	env.Reset(3)
+	st := &ssd.State{}
+	env.Snapshot(st)
+	v, _ := ssd.NewView(st)
+	apples := v.AppleSpawns()
+	me := v.AgentPos(0)
+	fresh := func(f func()) func(*testing.B) {
+		return func(b *testing.B) {
+			for b.Loop() {
+				v.Update(st)
+				f()
+			}
+		}
+	}
+	again := func(f func()) func(*testing.B) {
+		return func(b *testing.B) {
+			v.Update(st)
+			f()
+			for b.Loop() {
+				f()
+			}
+		}
+	}
+	b.Run("BFSNearestApple", fresh(func() { v.BFSNearestApple(0) }))
+	b.Run("Distance", fresh(func() { v.Distance(me, apples[len(apples)-1:]) }))
+	b.Run("DistanceField", fresh(func() { v.DistanceField(me) }))
+	b.Run("DistanceField/again", again(func() { v.DistanceField(me) }))
+	b.Run("Voronoi", fresh(func() { v.Voronoi() }))
+	b.Run("Voronoi/again", again(func() { v.Voronoi() }))
+	b.Run("GreedyAction", fresh(func() { v.GreedyAction(0) }))
+	b.Run("ExploitAction", fresh(func() { v.ExploitAction(0) }))
+	b.Run("Apples", fresh(func() { v.Apples() }))
+}
+
+// BenchmarkVoronoiPerStep: all ten agents of a step ask for the Voronoi
+// division, as a territory policy does; the first pays for the flood.
+func BenchmarkVoronoiPerStep(b *testing.B) {
+	m, _ := envs.BuiltinMap(ssd.Gathering, "large")
+	env, _ := envs.New(envs.Config{Map: m, Agents: 10})
+	st := &ssd.State{}
+	env.Snapshot(st)
+	v, _ := ssd.NewView(st)
+	for b.Loop() {
+		v.Update(st)
+		for range 10 {
+			v.Voronoi()
+		}
 	}
 }

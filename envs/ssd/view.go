@@ -26,6 +26,10 @@ type View struct {
 	queue   []int32
 	opps    []Opponent // exploit scratch
 	targets []BeamTarget
+
+	// Whole-map results of the current state, computed once per step and
+	// shared by every agent asked in it (see memo.go).
+	memo memo
 }
 
 // NewView returns a View over st. It fails if st does not fit its Layout.
@@ -57,6 +61,7 @@ func (v *View) Update(st *State) error {
 		return st.Check()
 	}
 	v.st = st
+	v.memo.clear()
 	return nil
 }
 
