@@ -28,6 +28,7 @@ type Config struct {
 //
 // An Env is not safe for concurrent use; run one per goroutine.
 type Env struct {
+	cfg    Config // as given to New, defaults applied
 	lay    *ssd.Layout
 	game   ssd.Game
 	p      ssd.Params
@@ -86,7 +87,9 @@ func New(cfg Config) (*Env, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("env: %w", err)
 	}
+	cfg.MaxSteps, cfg.Params = steps, &p
 	e := &Env{
+		cfg:    cfg,
 		game:   m.Game,
 		p:      p,
 		h:      m.Height,
@@ -141,6 +144,15 @@ func New(cfg Config) (*Env, error) {
 	e.cand = make([]int32, 0, len(m.River))
 	e.Reset(0)
 	return e, nil
+}
+
+// Config returns the configuration the environment was built from, with
+// its defaults applied: New(env.Config()) builds an identical replica.
+func (e *Env) Config() Config {
+	c := e.cfg
+	p := *c.Params
+	c.Params = &p
+	return c
 }
 
 // Layout is the immutable description of the game, shared by all snapshots.
@@ -436,14 +448,14 @@ func (e *Env) Snapshot(dst *ssd.State) {
 // plus the apple timers and the random generator, so that any change to the
 // environment between two calls shows.
 func (e *Env) Hash() uint64 {
-	extra := make([]uint64, 0, 8)
-	extra = append(extra, e.rng.hi, e.rng.lo, e.rng.incHi, e.rng.incLo, uint64(e.rng.uinteger), uint64(e.nWaste))
+	has := uint64(0)
 	if e.rng.hasUint32 {
-		extra = append(extra, 1)
+		has = 1
 	}
-	h := ssd.HashState(e.step, e.pos, e.orient, e.timeout, e.hits, e.alive, e.waste, extra...)
+	h := ssd.HashState(e.step, e.pos, e.orient, e.timeout, e.hits, e.alive, e.waste,
+		e.rng.hi, e.rng.lo, e.rng.incHi, e.rng.incLo, uint64(e.rng.uinteger), uint64(e.nWaste), has)
 	for _, t := range e.timer {
-		h = h*1099511628211 ^ uint64(t)
+		h = (h ^ uint64(t)) * 1099511628211
 	}
 	return h
 }

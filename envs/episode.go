@@ -14,6 +14,9 @@ type EpisodeInfo struct {
 	Seed   uint64      // the episode seed
 	Agents []int       // the agents this actor plays, ascending
 	Layout *ssd.Layout // the game; shared, do not modify
+	// Config builds a replica of the environment (New(Config), then
+	// Reset(Seed)), for an actor that keeps its own (see Observer).
+	Config Config
 }
 
 // Actor chooses the actions of a fixed set of agents for one episode at a
@@ -33,6 +36,18 @@ type Actor interface {
 	End() error
 }
 
+// An Observer is an Actor that keeps its own replica of the environment:
+// after every step, Run hands it the actions of all agents, so that it can
+// take the step too. (A sandboxed policy's worker keeps a replica and is
+// sent these actions instead of a state snapshot.) An Actor that wraps
+// another must pass Observe on.
+type Observer interface {
+	Actor
+	// Observe tells the actions of every agent at the step just taken.
+	// The slice is valid only during the call.
+	Observe(actions []int)
+}
+
 // Seat assigns agents to an actor.
 type Seat struct {
 	Actor  Actor
@@ -47,6 +62,10 @@ type Options struct {
 	// actors of every step and stops the episode if either changed: proof
 	// that no policy touched the game (see ErrTampered).
 	Verify bool
+	// AfterStep, when set, is called after every step with the step's
+	// index and the environment; an error stops the episode (a replay
+	// checks the hashes a worker reported, for one).
+	AfterStep func(step int, env *Env) error
 }
 
 // Result is the outcome of one episode, complete or not.
@@ -135,20 +154,11 @@ func Run(ctx context.Context, env *Env, seats []Seat, opt Options) (*Result, err
 	}
 
 	env.Reset(opt.Seed)
-	T := env.MaxSteps()
-	res := &Result{Seed: opt.Seed, Rewards: make([][]float64, n), TimedOut: make([][]bool, n)}
-	rewardBuf := make([]float64, n*T)
-	timedBuf := make([]bool, n*T)
-	for i := range n {
-		res.Rewards[i] = rewardBuf[i*T : i*T : (i+1)*T]
-		res.TimedOut[i] = timedBuf[i*T : i*T : (i+1)*T]
-	}
 	var st ssd.State
 	env.Snapshot(&st)
-	if opt.Record {
-		res.Trajectory = &Trajectory{Layout: env.Layout(), Seed: opt.Seed, Steps: make([]StepRecord, 0, T)}
-		res.Trajectory.Reset.CopyFrom(&st)
-	}
+	rec := newRecorder(env, &st, opt)
+	res := rec.res
+	T := env.MaxSteps()
 	started := 0
 	defer func() {
 		for _, s := range seats[:started] {
@@ -157,7 +167,7 @@ func Run(ctx context.Context, env *Env, seats []Seat, opt Options) (*Result, err
 	}()
 	for _, s := range seats {
 		agents := slices.Sorted(slices.Values(s.Agents))
-		if err := s.Actor.Begin(ctx, EpisodeInfo{Seed: opt.Seed, Agents: agents, Layout: env.Layout()}); err != nil {
+		if err := s.Actor.Begin(ctx, EpisodeInfo{Seed: opt.Seed, Agents: agents, Layout: env.Layout(), Config: env.Config()}); err != nil {
 			return finish(res), &ActorError{Agents: agents, Step: -1, Err: err}
 		}
 		started++
@@ -198,18 +208,97 @@ func Run(ctx context.Context, env *Env, seats []Seat, opt Options) (*Result, err
 		if err != nil {
 			return finish(res), &ActorError{Agents: seats[owner[firstInvalid(actions, env.Game())]].Agents, Step: t, Err: err}
 		}
-		for i := range n {
-			res.Rewards[i] = append(res.Rewards[i], rew[i])
-			res.TimedOut[i] = append(res.TimedOut[i], env.Timeout(i) > 0)
+		rec.step(t, actions, rew)
+		for _, s := range seats {
+			if o, ok := s.Actor.(Observer); ok {
+				o.Observe(actions)
+			}
 		}
-		res.Steps = t + 1
-		if opt.Record {
-			rec := StepRecord{Actions: slices.Clone(actions), Rewards: slices.Clone(rew)}
-			env.Snapshot(&rec.State)
-			res.Trajectory.Steps = append(res.Trajectory.Steps, rec)
+		if opt.AfterStep != nil {
+			if err := opt.AfterStep(t, env); err != nil {
+				return finish(res), err
+			}
 		}
 	}
 	return finish(res), nil
+}
+
+// Replay plays joint actions chosen elsewhere — actions[t*n:(t+1)*n] are
+// the n agents' actions at step t — from Reset(opt.Seed), up to the end
+// of the actions or of the episode: the Result of an episode whose policy
+// ran in a worker, computed here. opt.Record and opt.AfterStep are
+// honoured (opt.Verify has no actor to watch). An invalid action stops it
+// with an *ActorError naming the agent.
+func Replay(ctx context.Context, env *Env, actions []byte, opt Options) (*Result, error) {
+	n := env.NumAgents()
+	env.Reset(opt.Seed)
+	var st ssd.State
+	if opt.Record {
+		env.Snapshot(&st)
+	}
+	rec := newRecorder(env, &st, opt)
+	joint := make([]int, n)
+	steps := min(len(actions)/n, env.MaxSteps())
+	for t := range steps {
+		if t&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return finish(rec.res), err
+			}
+		}
+		for i, a := range actions[t*n : (t+1)*n] {
+			joint[i] = int(a)
+		}
+		rew, err := env.Step(joint)
+		if err != nil {
+			return finish(rec.res), &ActorError{Agents: []int{firstInvalid(joint, env.Game())}, Step: t, Err: err}
+		}
+		rec.step(t, joint, rew)
+		if opt.AfterStep != nil {
+			if err := opt.AfterStep(t, env); err != nil {
+				return finish(rec.res), err
+			}
+		}
+	}
+	return finish(rec.res), nil
+}
+
+// recorder keeps the Result of an episode as it is played.
+type recorder struct {
+	env *Env
+	res *Result
+}
+
+// newRecorder starts the Result of an episode of env just reset; st is
+// the state after Reset (needed with opt.Record).
+func newRecorder(env *Env, st *ssd.State, opt Options) *recorder {
+	n, T := env.NumAgents(), env.MaxSteps()
+	res := &Result{Seed: opt.Seed, Rewards: make([][]float64, n), TimedOut: make([][]bool, n)}
+	rewardBuf := make([]float64, n*T)
+	timedBuf := make([]bool, n*T)
+	for i := range n {
+		res.Rewards[i] = rewardBuf[i*T : i*T : (i+1)*T]
+		res.TimedOut[i] = timedBuf[i*T : i*T : (i+1)*T]
+	}
+	if opt.Record {
+		res.Trajectory = &Trajectory{Layout: env.Layout(), Seed: opt.Seed, Steps: make([]StepRecord, 0, T)}
+		res.Trajectory.Reset.CopyFrom(st)
+	}
+	return &recorder{env: env, res: res}
+}
+
+// step records step t: the actions taken and the rewards they earned.
+func (r *recorder) step(t int, actions []int, rew []float64) {
+	res := r.res
+	for i := range rew {
+		res.Rewards[i] = append(res.Rewards[i], rew[i])
+		res.TimedOut[i] = append(res.TimedOut[i], r.env.Timeout(i) > 0)
+	}
+	res.Steps = t + 1
+	if res.Trajectory != nil {
+		rec := StepRecord{Actions: slices.Clone(actions), Rewards: slices.Clone(rew)}
+		r.env.Snapshot(&rec.State)
+		res.Trajectory.Steps = append(res.Trajectory.Steps, rec)
+	}
 }
 
 func firstInvalid(actions []int, g ssd.Game) int {

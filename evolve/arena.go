@@ -139,18 +139,31 @@ func (a *Arena) GlobalPool() string { return store.GlobalPool(a.Env.Config) }
 // actor returns a fresh Actor for a stored policy: built-ins in-process,
 // sources through the sandbox (compiled once per Arena).
 func (a *Arena) actor(ctx context.Context, id string) (envs.Actor, error) {
+	p, prog, err := a.program(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if prog == nil {
+		return builtinActor(p)
+	}
+	return prog.Actor(), nil
+}
+
+// program loads a stored policy and, for a source policy, its compiled
+// Program (nil for a built-in), compiled once per Arena.
+func (a *Arena) program(ctx context.Context, id string) (*store.Policy, *sandbox.Program, error) {
 	var p *store.Policy
 	if err := a.Store.View(func(tx *store.Tx) (err error) {
 		p, err = tx.Policy(id)
 		return err
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.Builtin != "" {
-		return builtinActor(p)
+		return p, nil, nil
 	}
 	if a.Sandbox == nil {
-		return nil, fmt.Errorf("policy %.12s is source code and no sandbox is configured", id)
+		return nil, nil, fmt.Errorf("policy %.12s is source code and no sandbox is configured", id)
 	}
 	a.mu.Lock()
 	prog := a.programs[id]
@@ -159,21 +172,47 @@ func (a *Arena) actor(ctx context.Context, id string) (envs.Actor, error) {
 		var err error
 		prog, err = a.Sandbox.Compile(ctx, []byte(p.Source))
 		if err != nil {
-			return nil, fmt.Errorf("policy %.12s: %w", id, err)
+			return nil, nil, fmt.Errorf("policy %.12s: %w", id, err)
 		}
 		a.mu.Lock()
 		if a.programs == nil {
 			a.programs = map[string]*sandbox.Program{}
 		}
-		a.programs[id] = prog
+		if old := a.programs[id]; old != nil {
+			prog = old // compiled meanwhile by another goroutine
+		} else {
+			a.programs[id] = prog
+		}
 		a.mu.Unlock()
 	}
-	return prog.Actor(), nil
+	return p, prog, nil
 }
 
-// play runs one episode in which agent i is played by ids[side[i]].
+// Close ends the idle policy workers the Arena started. The Arena stays
+// usable.
+func (a *Arena) Close() {
+	a.mu.Lock()
+	progs := a.programs
+	a.programs = nil
+	a.mu.Unlock()
+	for _, p := range progs {
+		p.Close()
+	}
+}
+
+// play runs one episode in which agent i is played by ids[side[i]]. A
+// source policy's self-play is played inside its worker and replayed here
+// (sandbox.Program.SelfPlay); mixed episodes go step by step.
 func (a *Arena) play(ctx context.Context, ids []string, side []int, seed uint64) (*envs.Result, error) {
-	env, err := envs.New(envs.Config{Map: a.Env.Map, Agents: a.Env.Config.Agents, MaxSteps: a.Env.Config.MaxSteps})
+	cfg := envs.Config{Map: a.Env.Map, Agents: a.Env.Config.Agents, MaxSteps: a.Env.Config.MaxSteps}
+	if len(ids) == 1 {
+		if _, prog, err := a.program(ctx, ids[0]); err != nil {
+			return nil, err
+		} else if prog != nil {
+			return prog.SelfPlay(ctx, cfg, envs.Options{Seed: seed})
+		}
+	}
+	env, err := envs.New(cfg)
 	if err != nil {
 		return nil, err
 	}

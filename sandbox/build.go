@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"policyevolve/envs"
 	"policyevolve/envs/ssd/worker"
 )
 
@@ -22,8 +24,9 @@ import (
 //	go.mod              module ssd (so that policies import plain "ssd")
 //	*.go                the ssd package, from the embedded source
 //	worker/*.go         the worker package ("ssd/worker")
+//	envs/*.go, envs/maps  the game rules ("ssd/envs"), for the worker's replica
 //	cmd/worker/policy.go  the policy, its package clause turned into main
-//	cmd/worker/main.go    func main() { worker.Main(Policy) }
+//	cmd/worker/main.go    func main() { worker.Main(Policy, reset) }
 //
 // The policy shares package main only with a main.go that declares main
 // and imports the worker under a reserved name; validation refuses a
@@ -32,9 +35,23 @@ import (
 // package-level variables are initialised.
 const (
 	workerModule = "module ssd\n\ngo 1.25\n"
-	workerMain   = "package main\n\nimport " + reservedPrefix + "worker \"ssd/worker\"\n\nfunc main() { " + reservedPrefix + "worker.Main(Policy) }\n"
-	repoImport   = `"policyevolve/envs/ssd`
+	workerMain   = "package main\n\nimport " + reservedPrefix + "worker \"ssd/worker\"\n\nfunc main() { " + reservedPrefix + "worker.Main(Policy, %s) }\n"
 )
+
+// workerSources are the embedded packages a worker is built from: their
+// directory in envs.SSDSource and in the worker module.
+var workerSources = []struct{ embedded, module string }{
+	{"ssd", "."},
+	{"ssd/worker", "worker"},
+	{".", "envs"},
+}
+
+// moduleImports turns the repository's import paths into the worker
+// module's.
+func moduleImports(src []byte) []byte {
+	src = bytes.ReplaceAll(src, []byte(`"policyevolve/envs/ssd`), []byte(`"ssd`))
+	return bytes.ReplaceAll(src, []byte(`"policyevolve/envs"`), []byte(`"ssd/envs"`))
+}
 
 // buildEnv is the environment of the go command: the caller's, minus what
 // could redirect the build (workspaces, cross-compilation, toolchain
@@ -57,13 +74,13 @@ func buildEnv() []string {
 func apiHash() (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "protocol %d\n", worker.Version)
-	for _, dir := range []string{"ssd", "ssd/worker"} {
-		files, err := ssdSourceFiles(dir)
+	for _, src := range workerSources {
+		files, err := ssdSourceFiles(src.embedded)
 		if err != nil {
 			return "", fmt.Errorf("embedded ssd source: %w", err)
 		}
 		for _, n := range sortedKeys(files) {
-			fmt.Fprintf(h, "%s/%s %d\n", dir, n, len(files[n]))
+			fmt.Fprintf(h, "%s/%s %d\n", src.embedded, n, len(files[n]))
 			h.Write(files[n])
 		}
 	}
@@ -138,16 +155,31 @@ func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string
 	if err := write("go.mod", []byte(workerModule)); err != nil {
 		return "", err
 	}
-	for dir, dst := range map[string]string{"ssd": ".", "ssd/worker": "worker"} {
-		files, err := ssdSourceFiles(dir)
+	for _, src := range workerSources {
+		files, err := ssdSourceFiles(src.embedded)
 		if err != nil {
 			return "", err
 		}
 		for name, data := range files {
-			data = bytes.ReplaceAll(data, []byte(repoImport), []byte(`"ssd`))
-			if err := write(filepath.Join(dst, name), data); err != nil {
+			if name == "ssdsource.go" {
+				continue // embeds these very sources: not for workers
+			}
+			if err := write(filepath.Join(src.module, name), moduleImports(data)); err != nil {
 				return "", err
 			}
+		}
+	}
+	maps, err := fs.Glob(envs.SSDSource, "maps/*.txt")
+	if err != nil {
+		return "", err
+	}
+	for _, m := range maps {
+		data, err := fs.ReadFile(envs.SSDSource, m)
+		if err != nil {
+			return "", err
+		}
+		if err := write(filepath.Join("envs", m), data); err != nil {
+			return "", err
 		}
 	}
 	// The policy becomes package main: replace the package name in place,
@@ -158,7 +190,11 @@ func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string
 	if err := write(filepath.Join("cmd", "worker", worker.PolicyFile), src); err != nil {
 		return "", err
 	}
-	if err := write(filepath.Join("cmd", "worker", "main.go"), []byte(workerMain)); err != nil {
+	reset := "nil"
+	if c.File.Scope.Lookup(resetName) != nil {
+		reset = resetName
+	}
+	if err := write(filepath.Join("cmd", "worker", "main.go"), []byte(fmt.Sprintf(workerMain, reset))); err != nil {
 		return "", err
 	}
 

@@ -13,9 +13,12 @@ import (
 
 // TestConformance is the suite every backend must pass: the reference
 // policies, written as plain-Go source policies (examples/policies), replay
-// every golden trace of their policy bit for bit through the sandbox, one
-// worker process per episode, with the environment and snapshot hashes
-// checked around every policy step.
+// every golden trace of their policy bit for bit through the sandbox, in
+// reused workers, both ways: played inside the worker and replayed by the
+// host with the worker's hashes checked after every step (SelfPlay), and
+// step by step with the worker's replica checked against the host's state
+// (Actor, with the environment and snapshot hashes also checked around
+// every policy step).
 func TestConformance(t *testing.T) {
 	var eps []*golden.Episode
 	for _, path := range golden.Files(t) {
@@ -56,14 +59,21 @@ func replayGolden(t *testing.T, prog *Program, ep *golden.Episode) {
 	for i := range all {
 		all[i] = i
 	}
-	res, err := envs.Run(context.Background(), env, []envs.Seat{{Actor: prog.Actor(), Agents: all}},
-		envs.Options{Seed: h.Seed, Record: true, Verify: true})
+	opt := envs.Options{Seed: h.Seed, Record: true, Verify: true}
+	self, err := prog.SelfPlay(context.Background(), env.Config(), opt)
+	checkGolden(t, prog, ep, "in the worker", self, err)
+	lock, err := envs.Run(context.Background(), env, []envs.Seat{{Actor: prog.Actor(), Agents: all}}, opt)
+	checkGolden(t, prog, ep, "step by step", lock, err)
+}
+
+func checkGolden(t *testing.T, prog *Program, ep *golden.Episode, how string, res *envs.Result, err error) {
+	t.Helper()
 	if err != nil {
 		var pe *PolicyError
 		if errors.As(err, &pe) {
 			t.Logf("worker output:\n%s", pe.Output)
 		}
-		t.Fatalf("%s: %v", ep.Name, err)
+		t.Fatalf("%s, %s: %v", ep.Name, how, err)
 	}
 	steps := make([]golden.Replayed, len(res.Trajectory.Steps))
 	for k := range res.Trajectory.Steps {
@@ -71,11 +81,11 @@ func replayGolden(t *testing.T, prog *Program, ep *golden.Episode) {
 		steps[k] = golden.Replayed{Actions: s.Actions, Rewards: s.Rewards, State: &s.State}
 	}
 	if d := golden.CompareSteps(ep, &res.Trajectory.Reset, steps); d != "" {
-		t.Fatalf("%s (%s): %s", ep.Name, prog.Backend, d)
+		t.Fatalf("%s (%s, %s): %s", ep.Name, prog.Backend, how, d)
 	}
 	mm := res.Metrics
 	if d := golden.CompareMetrics(ep, res.Returns, mm.Efficiency, mm.Equality, mm.Sustainability, mm.Peace); d != "" {
-		t.Fatalf("%s (%s): %s", ep.Name, prog.Backend, d)
+		t.Fatalf("%s (%s, %s): %s", ep.Name, prog.Backend, how, d)
 	}
 }
 

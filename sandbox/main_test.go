@@ -80,7 +80,31 @@ func example(t testing.TB, be Backend, name string) *Program {
 		t.Fatalf("%s %s: %v", be, name, err)
 	}
 	examplePrograms[key] = p
+	keepForClose(p)
 	return p
+}
+
+var (
+	testProgramsMu sync.Mutex
+	testPrograms   []*Program
+)
+
+// keepForClose remembers a program so that closeTestPrograms can end its
+// idle workers.
+func keepForClose(p *Program) {
+	testProgramsMu.Lock()
+	testPrograms = append(testPrograms, p)
+	testProgramsMu.Unlock()
+}
+
+// closeTestPrograms ends the idle workers of every program the tests made:
+// a test that checks for processes left behind calls it first.
+func closeTestPrograms() {
+	testProgramsMu.Lock()
+	defer testProgramsMu.Unlock()
+	for _, p := range testPrograms {
+		p.Close()
+	}
 }
 
 // compile compiles a source on a backend or fails the test.
@@ -90,6 +114,8 @@ func compile(t testing.TB, sb *Sandbox, src string) *Program {
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}
+	keepForClose(p)
+	t.Cleanup(p.Close)
 	return p
 }
 

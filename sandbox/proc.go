@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,7 +23,8 @@ type proc struct {
 	rep     *os.File // host reads replies (the worker's fd 4)
 	out     *capture
 	buf     []byte
-	cpu     time.Duration // the worker's CPU budget
+	cpu     time.Duration // the worker's lifetime CPU limit (RLIMIT_CPU)
+	used    time.Duration // CPU time of the episodes it has played
 	waited  chan struct{} // closed when the process has been reaped
 	waitErr error
 
@@ -32,23 +34,18 @@ type proc struct {
 	closeOnce sync.Once
 }
 
-// start launches a worker for p, to play agents of an episode of steps
-// steps, with its limits and confinement in the environment. The
-// environment holds nothing else: no API keys, no YAEGI_* variables.
-func (s *Sandbox) start(p *Program) (*proc, error) {
-	exe, env := p.binary, []string(nil)
-	if p.Backend == Yaegi {
-		exe, env = s.cfg.WorkerExe, []string{envWorker + "=yaegi"}
-	}
-	return s.launch(exe, env, s.limits(p.Backend))
-}
+// workerLifetime is how many episodes' worth of hard CPU limit
+// (Config.EpisodeCPU) a worker may use in all: a worker that has used
+// three quarters of it is retired after its episode, so every episode
+// starts with at least one episode's limit left.
+const workerLifetime = 4
 
 // limits are the resource limits and self-applied confinement of a
 // worker of backend be.
 func (s *Sandbox) limits(be Backend) worker.Limits {
 	return worker.Limits{
 		AddressSpace: s.cfg.MemoryLimit,
-		CPUSeconds:   int64(math.Ceil(s.cfg.EpisodeCPU.Seconds())),
+		CPUSeconds:   int64(math.Ceil(workerLifetime * s.cfg.EpisodeCPU.Seconds())),
 		Stack:        s.cfg.StackLimit,
 		NoFile:       workerNoFile,
 		NProc:        workerNProc,
@@ -267,6 +264,85 @@ func (w *proc) pending() (byte, []byte, bool) {
 	typ, payload, buf, err := worker.ReadFrame(w.rep, w.buf)
 	w.buf = buf
 	return typ, payload, err == nil
+}
+
+// failure explains an exchange with the worker that failed: cancellation,
+// or the worker's end. What the policy did decides, not when the host
+// noticed: a worker that printed past the output limit, or reported a
+// panic, is reported as such even when the wait for it ran out first.
+// step is the step in hand (-1 while the worker starts).
+func (w *proc) failure(ctx context.Context, p *Program, step int, err error) error {
+	if ctx.Err() != nil {
+		w.kill("cancelled")
+		return ctx.Err()
+	}
+	w.reap(5 * time.Second)
+	if !w.printedTooMuch() {
+		if typ, payload, ok := w.pending(); ok && typ == worker.MsgError {
+			return w.reported(p, payload, step)
+		}
+	}
+	pe, sysErr := w.death(step)
+	if sysErr != nil {
+		return sysErr
+	}
+	pe.Program = p.ID
+	if pe.Kind == ErrTimeout {
+		pe.Detail = fmt.Sprintf("no answer within %v of wall-clock time; worker killed", p.sb.cfg.StepWall)
+		if step < 0 {
+			pe.Detail = fmt.Sprintf("the worker did not start within %v", p.sb.cfg.StartTimeout)
+		}
+	}
+	return pe
+}
+
+// reported turns the worker's Error reply into a PolicyError; step is the
+// step in hand, when the reply does not name one.
+func (w *proc) reported(p *Program, payload []byte, step int) error {
+	r, err := worker.DecodeError(payload)
+	if err != nil {
+		w.kill("protocol")
+		return w.protocol(p, step, err.Error())
+	}
+	w.reap(time.Second)
+	if r.Step >= 0 {
+		step = r.Step
+	}
+	if w.printedTooMuch() {
+		pe, _ := w.death(step)
+		pe.Program = p.ID
+		return pe
+	}
+	pe := &PolicyError{Agent: r.Agent, Step: step, Line: r.Line, Detail: worker.Truncate(r.Message), Program: p.ID,
+		Output: w.out.String()}
+	switch r.Kind {
+	case worker.KindPanic:
+		pe.Kind = ErrPanic
+		if p.Backend == Yaegi && r.Line > 0 {
+			pe.Detail += fmt.Sprintf(" (yaegi reports the start of the panicking function's body: line %d)", r.Line)
+			pe.Line = 0
+		}
+	case worker.KindTimeout:
+		pe.Kind = ErrTimeout
+	case worker.KindCost:
+		pe.Kind = ErrCost
+	case worker.KindCPU:
+		pe.Kind = ErrCPUBudget
+	case worker.KindInvalidAction:
+		pe.Kind = ErrInvalidAction
+	case worker.KindCompile:
+		pe.Kind = ErrInvalid
+		pe.Detail = "the interpreter could not load the policy: " + r.Message
+	default:
+		pe.Kind = ErrProtocol
+	}
+	return pe
+}
+
+// protocol reports a worker that broke the protocol, and kills it.
+func (w *proc) protocol(p *Program, step int, detail string) error {
+	w.kill("protocol")
+	return &PolicyError{Kind: ErrProtocol, Agent: -1, Step: step, Detail: detail, Program: p.ID}
 }
 
 func lastLine(s string) string {

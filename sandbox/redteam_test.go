@@ -108,6 +108,9 @@ func TestRedTeamRewardHacks(t *testing.T) {
 		for _, a := range attacks {
 			t.Run(string(be)+"/"+a.name, func(t *testing.T) {
 				prog, err := sb.Compile(context.Background(), []byte(attackSource(a.body)))
+				if err == nil {
+					keepForClose(prog)
+				}
 				if a.invalid != "" {
 					if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), a.invalid) {
 						t.Fatalf("got %v, want a validation error containing %q", err, a.invalid)
@@ -138,6 +141,23 @@ func TestRedTeamRewardHacks(t *testing.T) {
 					if !slices.Equal(rew, s.Rewards) {
 						t.Fatalf("step %d: rewards %v in the episode, %v when replayed", k, s.Rewards, rew)
 					}
+				}
+				// Played inside the worker, where it could write into its
+				// replica of the game, it scores exactly what the honest
+				// policy (its last line alone) scores, in both modes.
+				lines := strings.Split(strings.TrimSpace(a.body), "\n")
+				honest := compile(t, sb, attackSource(strings.TrimSpace(lines[len(lines)-1])))
+				cfg := env.Config()
+				want, err := honest.SelfPlay(context.Background(), cfg, envs.Options{Seed: 7})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := prog.SelfPlay(context.Background(), cfg, envs.Options{Seed: 7})
+				if err != nil {
+					t.Fatalf("in the worker: %v", err)
+				}
+				if !slices.Equal(got.Returns, want.Returns) || !slices.Equal(res.Returns, want.Returns) {
+					t.Fatalf("returns %v in the worker, %v step by step, %v for the honest policy", got.Returns, res.Returns, want.Returns)
 				}
 			})
 		}
@@ -182,7 +202,7 @@ var hostiles = []hostile{
 	{name: "huge allocation at init", src: "package policy\n\nimport \"ssd\"\n\nvar buf = make([]byte, 1<<40)\n\nfunc Policy(v *ssd.View, agent int) int { return int(buf[0]) }\n",
 		kind: ErrCrashed, want: "out of memory"},
 	{name: "endless init", src: "package policy\n\nimport \"ssd\"\n\nfunc init() {\n\tfor {\n\t}\n}\n\nfunc Policy(v *ssd.View, agent int) int { return 0 }\n",
-		kind: ErrTimeout, want: "did not start within", cfg: func(c *Config) { c.StartTimeout = 2 * time.Second }},
+		kind: ErrTimeout, want: "initialising the policy's package-level variables used", cfg: func(c *Config) { c.StartTimeout = 2 * time.Second }},
 	{name: "panic", src: policyWith("if v.Step() == 4 {\n\t\tvar m map[int]int\n\t\tm[agent] = 1\n\t}\n\treturn ssd.Stand"),
 		kind: ErrPanic, want: "panic at step 4 (agent 0)"},
 	{name: "out-of-range action", src: policyWith("if agent == 2 {\n\t\treturn 9\n\t}\n\treturn ssd.Stand"),
@@ -244,6 +264,7 @@ func TestRedTeamHostile(t *testing.T) {
 				}
 				prog, err := sb.Compile(context.Background(), []byte(src))
 				if err == nil {
+					keepForClose(prog)
 					_, err = envs.Run(context.Background(), env, []envs.Seat{{Actor: prog.Actor(), Agents: all}}, envs.Options{Seed: 1, Verify: true})
 				}
 				if !errors.Is(err, h.kind) || !strings.Contains(err.Error(), h.want) {
@@ -262,6 +283,7 @@ func TestRedTeamHostile(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() {
+		closeTestPrograms()
 		if kids := children(); len(kids) > 0 {
 			t.Errorf("worker processes left behind: %v", kids)
 		}

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"policyevolve/envs"
 	"policyevolve/envs/ssd/worker"
 )
 
@@ -266,40 +264,3 @@ func (s *Sandbox) findToolchain() error {
 	s.apiHash = h
 	return nil
 }
-
-// Program is a validated policy, ready to run: for the native backend a
-// compiled worker binary, for yaegi the source to interpret.
-type Program struct {
-	ID      string // content address of the source (hex SHA-256)
-	Source  []byte
-	Backend Backend
-
-	sb     *Sandbox
-	binary string // native worker
-	code   []byte // yaegi: the rewritten source
-}
-
-// Compile validates src and prepares it for the Sandbox's backend. A bad
-// source gives a *ValidationError (errors.Is(err, ErrInvalid)); any other
-// error is a failure of the system (no toolchain, a full disk…).
-func (s *Sandbox) Compile(ctx context.Context, src []byte) (*Program, error) {
-	c, err := Validate(src)
-	if err != nil {
-		return nil, err
-	}
-	p := &Program{ID: c.ID, Source: c.Source, Backend: s.backend, sb: s}
-	switch s.backend {
-	case Native:
-		p.binary, err = s.build(ctx, c)
-	case Yaegi:
-		p.code, err = rewriteForYaegi(c)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// Actor returns an envs.Actor that plays the program: a fresh worker
-// process, hence a fresh policy instance, for every episode.
-func (p *Program) Actor() envs.Actor { return &actor{prog: p} }

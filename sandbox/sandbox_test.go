@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -78,6 +79,7 @@ func TestConcurrentBuilds(t *testing.T) {
 	if leftovers, _ := filepath.Glob(filepath.Join(cache, "build-*")); len(leftovers) > 0 {
 		t.Fatalf("temporary build folders left: %v", leftovers)
 	}
+	keepForClose(progs[0])
 	if err := progs[0].Smoke(context.Background(), ssd.Cleanup); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +140,7 @@ func TestWorkerEnvironment(t *testing.T) {
 		// Once Begin returns, the worker has answered Ready: it runs
 		// under its limits, in its final image.
 		a := &actor{prog: prog}
-		if err := a.Begin(context.Background(), envs.EpisodeInfo{Agents: []int{0}, Layout: env.Layout()}); err != nil {
+		if err := a.Begin(context.Background(), envs.EpisodeInfo{Agents: []int{0}, Layout: env.Layout(), Config: env.Config()}); err != nil {
 			t.Fatal(err)
 		}
 		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", a.w.cmd.Process.Pid))
@@ -228,7 +230,12 @@ func TestFailedStartsLeakNothing(t *testing.T) {
 		if after := openFDs(t); after > before {
 			t.Errorf("%s: %d file descriptors before 10 failed starts, %d after", be, before, after)
 		}
+		closeTestPrograms()
 		if kids := children(); len(kids) > 0 {
+			for _, k := range kids {
+				exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", k))
+				t.Logf("%d: %s", k, exe)
+			}
 			t.Errorf("%s: processes left: %v", be, kids)
 		}
 	}
@@ -308,5 +315,111 @@ func TestCostlyPolicyIsRefused(t *testing.T) {
 		if rep, err := example(t, be, "bfs").SmokeTest(context.Background(), ssd.Gathering); err != nil || rep.PerStep > rep.Budget/10 {
 			t.Errorf("%s: bfs: %+v, %v", be, rep, err)
 		}
+	}
+}
+
+// statefulPolicy keeps state in every way a policy can: a table computed
+// at the first call, counters, a map cache, a pointer to a struct, an
+// initializer that depends on another variable declared after it, and an
+// init function.
+const statefulPolicy = `package policy
+
+import "ssd"
+
+var zones [][]int
+var steps int
+var cache = map[int]int{}
+var order = twice()
+var base = 3
+var counter int
+
+type tracker struct{ seen map[int]bool }
+
+var tr = &tracker{seen: map[int]bool{}}
+
+func twice() int { return base * 2 }
+
+func init() { counter = 100 + order }
+
+func Policy(v *ssd.View, agent int) int {
+	if zones == nil {
+		all := make([]int, v.NumAgents())
+		for i := range all {
+			all[i] = i
+		}
+		zones = v.CoopZones(all)
+	}
+	steps++
+	counter++
+	cache[v.Step()%5] += agent
+	tr.seen[agent] = true
+	a := v.CoopAction(agent, zones[agent])
+	if (steps+counter+order+len(cache)+len(tr.seen))%7 == 0 {
+		return ssd.Stand
+	}
+	return a
+}
+`
+
+// TestReusedWorkerStartsEpisodesFresh: a stateful policy plays the same
+// episodes in one reused worker, in any order of seeds, as in a fresh
+// worker per episode, on both backends and in both modes.
+func TestReusedWorkerStartsEpisodesFresh(t *testing.T) {
+	m, _ := envs.BuiltinMap(ssd.Gathering, "default")
+	cfg := envs.Config{Map: m, Agents: 5, MaxSteps: 120}
+	env, _ := envs.New(cfg)
+	all := []int{0, 1, 2, 3, 4}
+	seeds := []uint64{3, 1, 2, 1, 3}
+	for _, be := range backends {
+		prog := compile(t, newSandbox(t, be), statefulPolicy)
+		if !prog.reusable {
+			t.Fatalf("%s: a typed stateful policy was not made resettable", be)
+		}
+		fresh := map[uint64][]float64{}
+		for _, seed := range []uint64{1, 2, 3} {
+			prog.Close() // a new worker for this episode
+			res, err := prog.SelfPlay(context.Background(), cfg, envs.Options{Seed: seed})
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", be, seed, err)
+			}
+			fresh[seed] = res.Returns
+		}
+		prog.Close()
+		for k, seed := range seeds {
+			res, err := prog.SelfPlay(context.Background(), cfg, envs.Options{Seed: seed})
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", be, seed, err)
+			}
+			if !slices.Equal(res.Returns, fresh[seed]) {
+				t.Fatalf("%s: episode %d (seed %d) in a reused worker returns %v, a fresh worker %v", be, k, seed, res.Returns, fresh[seed])
+			}
+			// Step by step too, in the same (reused) worker.
+			lock, err := envs.Run(context.Background(), env, []envs.Seat{{Actor: prog.Actor(), Agents: all}}, envs.Options{Seed: seed})
+			if err != nil || !slices.Equal(lock.Returns, fresh[seed]) {
+				t.Fatalf("%s: seed %d step by step: %v, %v", be, seed, lock.Returns, err)
+			}
+		}
+	}
+}
+
+// TestReplayCatchesADivergentReplica: a worker whose replica of the game
+// went its own way (its hash differs from the host's) stops the episode
+// as tampered, at the step where it happened.
+func TestReplayCatchesADivergentReplica(t *testing.T) {
+	prog := example(t, Native, "bfs")
+	m, _ := envs.BuiltinMap(ssd.Gathering, "small")
+	cfg := envs.Config{Map: m, Agents: 3, MaxSteps: 50}
+	env, _ := envs.New(cfg)
+	pl, err := prog.play(context.Background(), env.Config(), 4, []int{0, 1, 2}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := replayPlayed(context.Background(), env, pl, envs.Options{Seed: 4}); err != nil || res.Steps != 50 {
+		t.Fatalf("honest replay: %v after %d steps", err, res.Steps)
+	}
+	pl.hashes[17] ^= 1
+	res, err := replayPlayed(context.Background(), env, pl, envs.Options{Seed: 4})
+	if !errors.Is(err, envs.ErrTampered) || !strings.Contains(err.Error(), "step 17:") || res.Steps != 18 {
+		t.Fatalf("got %v after %d steps", err, res.Steps)
 	}
 }

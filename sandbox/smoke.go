@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -42,31 +41,19 @@ func (p *Program) SmokeTest(ctx context.Context, game ssd.Game) (*SmokeReport, e
 	if err != nil {
 		return nil, err
 	}
-	env, err := envs.New(envs.Config{Map: m, Agents: envs.DefaultAgents, MaxSteps: SmokeSteps})
-	if err != nil {
-		return nil, err
-	}
-	all := make([]int, envs.DefaultAgents)
-	for i := range all {
-		all[i] = i
-	}
+	cfg := envs.Config{Map: m, Agents: envs.DefaultAgents, MaxSteps: SmokeSteps}
 	var runs [2]*envs.Result
-	rep := &SmokeReport{Agents: len(all), Budget: p.sb.costPerAgentStep(p.Backend) * time.Duration(len(all))}
+	rep := &SmokeReport{Agents: cfg.Agents, Budget: p.sb.costPerAgentStep(p.Backend) * time.Duration(cfg.Agents)}
 	for k := range runs {
-		act := &actor{prog: p}
-		res, err := envs.Run(ctx, env, []envs.Seat{{Actor: act, Agents: all}},
-			envs.Options{Seed: 0, Record: true, Verify: true})
-		rep.CPU += act.cpu
-		rep.Steps += act.steps
-		if rep.Steps > 0 {
-			rep.PerStep = rep.CPU / time.Duration(rep.Steps)
-		}
-		if errors.Is(err, ErrCost) {
-			err = p.costError(rep, err)
-		}
+		// The episode is not stopped for its cost: the verdict below is
+		// made on the whole smoke test.
+		res, cpu, err := p.selfPlay(ctx, cfg, envs.Options{Seed: 0, Record: true}, false)
 		if err != nil {
 			return rep, fmt.Errorf("smoke test: %w", err)
 		}
+		rep.CPU += cpu
+		rep.Steps += res.Steps
+		rep.PerStep = rep.CPU / time.Duration(rep.Steps)
 		runs[k] = res
 	}
 	if err := p.costError(rep, nil); err != nil {

@@ -180,27 +180,7 @@ func (v *validation) run() (*Checked, error) {
 		v.checkSignatureSyntax(f, ssdName)
 		return c, nil
 	}
-	typeEnv.mu.Lock()
-	defer typeEnv.mu.Unlock()
-	info := &types.Info{
-		Types:      map[ast.Expr]types.TypeAndValue{},
-		Defs:       map[*ast.Ident]types.Object{},
-		Uses:       map[*ast.Ident]types.Object{},
-		Selections: map[*ast.SelectorExpr]*types.Selection{},
-		Scopes:     map[ast.Node]*types.Scope{},
-		Implicits:  map[ast.Node]types.Object{},
-	}
-	conf := types.Config{
-		Importer:  policyImporter{},
-		GoVersion: "go1.25",
-		Error: func(err error) {
-			var te types.Error
-			if errors.As(err, &te) {
-				v.add(te.Pos, "%s", te.Msg)
-			}
-		},
-	}
-	pkg, _ := conf.Check("policy", v.fset, []*ast.File{f}, info)
+	pkg, info, _ := typeCheck(v.fset, f, func(te types.Error) { v.add(te.Pos, "%s", te.Msg) })
 	if len(v.issues) > 0 {
 		return nil, nil
 	}
@@ -413,4 +393,38 @@ func syntaxSignatureOK(ft *ast.FuncType, ssdName string) bool {
 	}
 	isInt := func(e ast.Expr) bool { id, ok := e.(*ast.Ident); return ok && id.Name == "int" }
 	return isInt(params[1]) && isInt(results[0])
+}
+
+// typeCheck type-checks a policy file against the ssd API and the allowed
+// packages, reporting each error to onErr (nil: only the first is
+// returned). The type environment must be loaded (loadTypeEnv).
+func typeCheck(fset *token.FileSet, f *ast.File, onErr func(types.Error)) (*types.Package, *types.Info, error) {
+	loadTypeEnv()
+	if typeEnv.err != nil {
+		return nil, nil, typeEnv.err
+	}
+	typeEnv.mu.Lock()
+	defer typeEnv.mu.Unlock()
+	info := &types.Info{
+		Types:      map[ast.Expr]types.TypeAndValue{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Scopes:     map[ast.Node]*types.Scope{},
+		Implicits:  map[ast.Node]types.Object{},
+	}
+	conf := types.Config{
+		Importer:  policyImporter{},
+		GoVersion: "go1.25",
+	}
+	if onErr != nil {
+		conf.Error = func(err error) {
+			var te types.Error
+			if errors.As(err, &te) {
+				onErr(te)
+			}
+		}
+	}
+	pkg, err := conf.Check("policy", fset, []*ast.File{f}, info)
+	return pkg, info, err
 }

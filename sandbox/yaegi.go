@@ -44,7 +44,7 @@ func yaegiWorkerMain() int {
 	pl := &panicLines{}
 	stderr := io.MultiWriter(os.Stderr, pl)
 	err := worker.Serve(bufio.NewReader(in), out, worker.Options{
-		Load: func(h *worker.Hello) (worker.Policy, error) {
+		Load: func(h *worker.Hello) (worker.Loaded, error) {
 			return loadYaegi(h.Source, os.Stdout, stderr)
 		},
 		PanicLine: func(any, []uintptr) int { return pl.take() },
@@ -76,11 +76,12 @@ func yaegiExports() interp.Exports {
 
 // loadYaegi compiles a (rewritten) policy source in a fresh interpreter
 // that can reach only the allowed packages, no source files on disk, and
-// no environment, and returns its Policy function.
-func loadYaegi(src []byte, stdout, stderr io.Writer) (pol worker.Policy, err error) {
+// no environment, and returns its Policy function and, when withReset
+// added one, its reset function.
+func loadYaegi(src []byte, stdout, stderr io.Writer) (l worker.Loaded, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			pol, err = nil, fmt.Errorf("yaegi: %v", r)
+			l, err = worker.Loaded{}, fmt.Errorf("yaegi: %v", r)
 		}
 	}()
 	i := interp.New(interp.Options{
@@ -93,23 +94,35 @@ func loadYaegi(src []byte, stdout, stderr io.Writer) (pol worker.Policy, err err
 		Env:                  []string{},
 	})
 	if err := i.Use(yaegiExports()); err != nil {
-		return nil, err
+		return l, err
 	}
 	if _, err := i.Eval(string(src)); err != nil {
-		return nil, err
+		return l, err
 	}
 	v, err := i.Eval("policy.Policy")
 	if err != nil {
-		return nil, err
+		return l, err
 	}
 	if v.Kind() != reflect.Func {
-		return nil, fmt.Errorf("policy.Policy is a %s, not a function", v.Kind())
+		return l, fmt.Errorf("policy.Policy is a %s, not a function", v.Kind())
 	}
 	f, ok := v.Interface().(func(*ssd.View, int) int)
 	if !ok {
-		return nil, fmt.Errorf("policy.Policy has type %s; want %s", v.Type(), Signature)
+		return l, fmt.Errorf("policy.Policy has type %s; want %s", v.Type(), Signature)
 	}
-	return f, nil
+	l.Policy = f
+	if bytes.Contains(src, []byte("func "+resetName+"()")) {
+		v, err := i.Eval("policy." + resetName)
+		if err != nil {
+			return l, err
+		}
+		reset, ok := v.Interface().(func())
+		if !ok {
+			return l, fmt.Errorf("policy.%s has type %s", resetName, v.Type())
+		}
+		l.Reset = reset
+	}
+	return l, nil
 }
 
 // panicLines watches the interpreter's error output for the position it

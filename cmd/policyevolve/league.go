@@ -35,6 +35,7 @@ per-agent return against column) and each member's worst matchup.`, stdout)
 	if err != nil {
 		return err
 	}
+	defer arena.Close()
 	if err := arena.EnsureBaselines(ctx); err != nil {
 		return err
 	}

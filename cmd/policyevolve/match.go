@@ -29,6 +29,7 @@ changed: rating happens in pools.`, stdout)
 	if err != nil {
 		return err
 	}
+	defer arena.Close()
 	a, err := resolve(arena.Store, pos[0])
 	if err != nil {
 		return err

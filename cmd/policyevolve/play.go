@@ -115,10 +115,12 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 		}
 	}
 	loader := policyLoader{game: env.Game(), sandbox: &o.sandboxOptions, stderr: stderr}
+	defer loader.close()
 	actor, source, err := loader.actor(ctx, "--policy", o.policy)
 	if err != nil {
 		return err
 	}
+	prog := loader.last
 	if watch != nil {
 		watch.start()
 		defer watch.restore()
@@ -143,7 +145,14 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 	var failed []uint64
 	for _, seed := range seeds {
 		// Source policies run with the state-hash check on.
-		res, err := envs.Run(ctx, env, seats, envs.Options{Seed: seed, Verify: source, Record: trace != nil || watch != nil})
+		opt := envs.Options{Seed: seed, Verify: source, Record: trace != nil || watch != nil}
+		var res *envs.Result
+		if source {
+			// Played inside the policy's worker, replayed and checked here.
+			res, err = prog.SelfPlay(ctx, env.Config(), opt)
+		} else {
+			res, err = envs.Run(ctx, env, seats, opt)
+		}
 		s := seed
 		var pe *sandbox.PolicyError
 		played := res != nil && (err == nil || errors.As(err, &pe))
@@ -282,6 +291,15 @@ type policyLoader struct {
 	sandbox *sandboxOptions
 	stderr  io.Writer // the sandbox's notices
 	sb      *sandbox.Sandbox
+	progs   []*sandbox.Program // compiled so far, for close
+	last    *sandbox.Program   // the program of the last source actor
+}
+
+// close ends the idle workers of the programs compiled.
+func (l *policyLoader) close() {
+	for _, p := range l.progs {
+		p.Close()
+	}
 }
 
 // actor returns the actor for a policy flag's value: a built-in, a
@@ -319,5 +337,7 @@ func (l *policyLoader) actor(ctx context.Context, flag, policy string) (actor en
 		}
 		return nil, true, err
 	}
+	l.progs = append(l.progs, prog)
+	l.last = prog
 	return prog.Actor(), true, nil
 }

@@ -509,6 +509,7 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 	if err != nil {
 		return err
 	}
+	defer arena.Close()
 	var rep *evolve.ImportReport
 	if isTable {
 		rep, err = arena.ImportQTable(ctx, tab, name, rngSeed)

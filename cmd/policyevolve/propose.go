@@ -86,6 +86,7 @@ func runPropose(ctx context.Context, o proposeOptions, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	defer arena.Close()
 	client, err := o.client(&evolve.LLMRecorder{Store: arena.Store})
 	if err != nil {
 		return err

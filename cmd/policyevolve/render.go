@@ -245,6 +245,7 @@ func parseSpan(s string, length int) (from, to int, err error) {
 // before it and failure says why.
 func (o *renderOptions) play(ctx context.Context, env *envs.Env, sides []int, last int, stderr io.Writer) (tr *envs.Trajectory, failure, err error) {
 	loader := policyLoader{game: env.Game(), sandbox: &o.sandboxOptions, stderr: stderr}
+	defer loader.close()
 	a, sourceA, err := loader.actor(ctx, "--policy", o.policy)
 	if err != nil {
 		return nil, nil, err
@@ -302,6 +303,14 @@ func (s *stopAfter) Act(ctx context.Context, st *ssd.State, actions []int) error
 		return errEnough
 	}
 	return s.Actor.Act(ctx, st, actions)
+}
+
+// Observe passes the step's actions on to an actor that keeps a replica
+// (a sandboxed policy's worker).
+func (s *stopAfter) Observe(actions []int) {
+	if o, ok := s.Actor.(envs.Observer); ok {
+		o.Observe(actions)
+	}
 }
 
 // outputs are the files render writes. Each is written to a temporary

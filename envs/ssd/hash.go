@@ -1,8 +1,11 @@
 package ssd
 
-// hasher is FNV-1a over 64-bit words: cheap, allocation-free, and enough
-// to notice that a state changed (it is no defence against collisions
-// crafted on purpose, which nothing here needs).
+// hasher folds 64-bit words FNV-style, a word at a time, with a
+// rotation so that every bit of a word reaches every bit of the hash:
+// cheap (the host and the worker hash the environment every step),
+// allocation-free, and enough to notice that a state changed (it is no
+// defence against collisions crafted on purpose, which nothing here
+// needs: a policy never sees the hash it must match).
 type hasher uint64
 
 const (
@@ -11,11 +14,8 @@ const (
 )
 
 func (h hasher) word(v uint64) hasher {
-	for i := 0; i < 8; i++ {
-		h ^= hasher(byte(v >> (8 * i)))
-		h *= fnvPrime
-	}
-	return h
+	h = (h ^ hasher(v)) * fnvPrime
+	return h ^ h>>29
 }
 
 func (h hasher) ints(vs []int) hasher {

@@ -12,27 +12,46 @@ import (
 )
 
 // Version is the protocol version; a worker refuses a Hello of another.
-const Version = 2
+const Version = 3
 
-// Message types. Host to worker: Hello once, then Step per step, then
-// Quit. Worker to host: Ready (with the worker's confinement) after Hello,
-// Actions (with the step's CPU time) after each Step, or Error once, after
-// which the worker exits.
+// Message types. Host to worker: Hello once; then, for every episode,
+// Episode and (lockstep mode) one Step per step; Quit at the end. Worker to
+// host: Ready (with its confinement) after Hello; in lockstep mode Actions
+// after each Step; in self-play mode Chunks of the episode and Done; or
+// Error, after which the worker exits.
 const (
 	MsgHello   byte = 'H'
+	MsgEpisode byte = 'P'
 	MsgStep    byte = 'S'
 	MsgQuit    byte = 'Q'
 	MsgReady   byte = 'R'
 	MsgActions byte = 'A'
+	MsgChunk   byte = 'C'
+	MsgDone    byte = 'D'
 	MsgError   byte = 'E'
 )
 
 // Kinds of Error a worker reports.
 const (
-	KindPanic    byte = 1 // the policy panicked
-	KindTimeout  byte = 2 // the worker's watchdog stopped a runaway step
-	KindCompile  byte = 3 // the worker could not load the policy (yaegi)
-	KindProtocol byte = 4 // the worker could not understand the host
+	KindPanic         byte = 1 // the policy panicked
+	KindTimeout       byte = 2 // the watchdog stopped a step that used too much CPU time
+	KindCompile       byte = 3 // the worker could not load the policy (yaegi)
+	KindProtocol      byte = 4 // the worker could not understand the host
+	KindCost          byte = 5 // the episode used more CPU time than its budget
+	KindInvalidAction byte = 6 // the policy returned an action outside the game's range
+	KindCPU           byte = 7 // the episode used more CPU time than its hard limit
+)
+
+// Episode modes.
+const (
+	// Lockstep: the host sends every step the joint actions of the step
+	// before; the worker steps its replica and answers its agents'
+	// actions. For matches, where other seats play other policies.
+	Lockstep byte = 1
+	// SelfPlay: the worker plays the whole episode on its replica (its
+	// policy plays every agent) and reports the actions and the replica's
+	// hash after every step; the host replays them.
+	SelfPlay byte = 2
 )
 
 // MaxFrame bounds a frame, so that a corrupt length cannot make either side
@@ -42,19 +61,46 @@ const MaxFrame = 16 << 20
 // ErrProtocol marks a malformed frame.
 var ErrProtocol = errors.New("protocol error")
 
-// Hello starts an episode in a worker.
+// Hello loads a worker's policy.
 type Hello struct {
-	Seed        uint64
 	StepTimeout uint32 // microseconds of CPU time one step may use before the watchdog fires; 0 = none
-	Agents      []int  // the agents the worker plays, ascending
-	Layout      *ssd.Layout
+	// InitTimeout is the same for re-initialising the policy's
+	// package-level state before an episode.
+	InitTimeout uint32
 	Source      []byte // policy source, for interpreting workers; empty for compiled ones
+}
+
+// Episode starts an episode: the environment to replicate, the agents the
+// worker plays, and how.
+type Episode struct {
+	Mode                byte
+	Seed                uint64
+	Agents              []int // ascending; in SelfPlay every agent
+	MapName             string
+	MapText             string
+	Game                ssd.Game
+	NumAgents, MaxSteps int
+	Params              ssd.Params
+	// Budget is the CPU time the episode may cost, nanoseconds (KindCost
+	// past it); Limit is its hard CPU time limit (KindCPU). 0 = none.
+	Budget, Limit uint64
+	// Chunk is how many steps a SelfPlay Chunk carries (at least 1).
+	Chunk int
+}
+
+// Chunk is a run of self-play steps: the actions of every agent at steps
+// First…First+len(Hashes)-1 and the replica's hash after each.
+type Chunk struct {
+	First   int
+	Actions []byte // len(Hashes) × NumAgents, row per step
+	Hashes  []uint64
 }
 
 // ErrorReply is a worker's report of a failure.
 type ErrorReply struct {
 	Kind    byte
 	Agent   int // the agent whose call failed, or -1
+	Step    int // the step, or -1 before the first
 	Line    int // line in the policy source, or 0 when unknown
 	Message string
 }
@@ -106,22 +152,6 @@ func (e *enc) f64(v float64) {
 	e.u64(math.Float64bits(v))
 }
 func (e *enc) bytes(v []byte) { e.u32(uint32(len(v))); e.b = append(e.b, v...) }
-func (e *enc) bits(v []bool) {
-	start := len(e.b)
-	e.b = append(e.b, make([]byte, (len(v)+7)/8)...)
-	for i, x := range v {
-		if x {
-			e.b[start+i/8] |= 1 << (i % 8)
-		}
-	}
-}
-func (e *enc) cells(ps []ssd.Pos) {
-	e.u32(uint32(len(ps)))
-	for _, p := range ps {
-		e.u16(p.R)
-		e.u16(p.C)
-	}
-}
 
 // dec reads little-endian values; the first overrun sets err and every
 // later read returns zero.
@@ -180,23 +210,6 @@ func (d *dec) count(unit int) int {
 	return n
 }
 func (d *dec) bytes() []byte { return d.take(d.count(1)) }
-func (d *dec) bits(dst []bool) {
-	raw := d.take((len(dst) + 7) / 8)
-	if raw == nil {
-		return
-	}
-	for i := range dst {
-		dst[i] = raw[i/8]&(1<<(i%8)) != 0
-	}
-}
-func (d *dec) cells() []ssd.Pos {
-	n := d.count(4)
-	out := make([]ssd.Pos, n)
-	for i := range out {
-		out[i] = ssd.Pos{R: d.u16(), C: d.u16()}
-	}
-	return out
-}
 
 func (d *dec) done() error {
 	if d.err == nil && len(d.b) != 0 {
@@ -207,152 +220,174 @@ func (d *dec) done() error {
 
 // EncodeHello returns the payload of a Hello.
 func EncodeHello(h *Hello) []byte {
-	l := h.Layout
-	p := l.Params
 	e := &enc{}
 	e.u16(Version)
-	e.u64(h.Seed)
 	e.u32(h.StepTimeout)
-	e.u32(uint32(len(h.Agents)))
-	for _, a := range h.Agents {
-		e.i32(a)
-	}
-	e.u8(byte(l.Game))
-	e.u16(l.Height)
-	e.u16(l.Width)
-	e.u16(l.NumAgents)
-	e.u32(uint32(l.MaxSteps))
-	for _, v := range []int{p.BeamLength, p.BeamWidth, p.HitsToTag, p.TimeoutSteps, p.AppleRespawnTime} {
-		e.i32(v)
-	}
-	for _, v := range []float64{p.FireCost, p.FirePenalty, p.CleanCost, p.ThresholdDepletion,
-		p.ThresholdRestoration, p.WasteSpawnProb, p.AppleRespawnProb} {
-		e.f64(v)
-	}
-	e.bits(l.Walls)
-	e.cells(l.Apples)
-	e.cells(l.River)
-	e.cells(l.Stream)
+	e.u32(h.InitTimeout)
 	e.bytes(h.Source)
 	return e.b
 }
 
-// DecodeHello parses a Hello payload; the Layout it returns is checked.
+// DecodeHello parses a Hello payload.
 func DecodeHello(b []byte) (*Hello, error) {
 	d := &dec{b: b}
 	if v := d.u16(); v != Version && d.err == nil {
 		return nil, fmt.Errorf("%w: protocol version %d, worker speaks %d", ErrProtocol, v, Version)
 	}
-	h := &Hello{Seed: d.u64(), StepTimeout: d.u32()}
-	n := d.count(4)
-	h.Agents = make([]int, n)
-	for i := range h.Agents {
-		h.Agents[i] = d.i32()
-	}
-	l := &ssd.Layout{Game: ssd.Game(d.u8()), Height: d.u16(), Width: d.u16(), NumAgents: d.u16(), MaxSteps: int(d.u32())}
-	p := &l.Params
-	for _, v := range []*int{&p.BeamLength, &p.BeamWidth, &p.HitsToTag, &p.TimeoutSteps, &p.AppleRespawnTime} {
-		*v = d.i32()
-	}
-	for _, v := range []*float64{&p.FireCost, &p.FirePenalty, &p.CleanCost, &p.ThresholdDepletion,
-		&p.ThresholdRestoration, &p.WasteSpawnProb, &p.AppleRespawnProb} {
-		*v = d.f64()
-	}
-	if d.err == nil && l.Height*l.Width > 1<<24 {
-		return nil, fmt.Errorf("%w: grid %dx%d", ErrProtocol, l.Height, l.Width)
-	}
-	l.Walls = make([]bool, l.Height*l.Width)
-	d.bits(l.Walls)
-	l.Apples = d.cells()
-	l.River = d.cells()
-	l.Stream = d.cells()
-	h.Source = append([]byte(nil), d.bytes()...)
-	if err := d.done(); err != nil {
-		return nil, err
-	}
-	if err := l.Check(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
-	}
-	for _, a := range h.Agents {
-		if a < 0 || a >= l.NumAgents {
-			return nil, fmt.Errorf("%w: agent %d of %d", ErrProtocol, a, l.NumAgents)
-		}
-	}
-	h.Layout = l
-	return h, nil
+	h := &Hello{StepTimeout: d.u32(), InitTimeout: d.u32(), Source: append([]byte(nil), d.bytes()...)}
+	return h, d.done()
 }
 
-// AppendStep appends the payload of a Step carrying st to buf.
-func AppendStep(buf []byte, st *ssd.State) []byte {
-	e := &enc{b: buf}
-	e.u32(uint32(st.Step))
-	for i, p := range st.Pos {
-		e.u16(p.R)
-		e.u16(p.C)
-		e.u8(byte(st.Orient[i]))
-		e.u32(uint32(st.Timeout[i]))
-		e.u32(uint32(st.Hits[i]))
+// EncodeEpisode returns the payload of an Episode.
+func EncodeEpisode(p *Episode) []byte {
+	e := &enc{}
+	e.u8(p.Mode)
+	e.u64(p.Seed)
+	e.u32(uint32(len(p.Agents)))
+	for _, a := range p.Agents {
+		e.i32(a)
 	}
-	e.bits(st.AppleAlive)
-	e.bits(st.Waste)
+	e.bytes([]byte(p.MapName))
+	e.bytes([]byte(p.MapText))
+	e.u8(byte(p.Game))
+	e.u32(uint32(p.NumAgents))
+	e.u32(uint32(p.MaxSteps))
+	q := p.Params
+	for _, v := range []int{q.BeamLength, q.BeamWidth, q.HitsToTag, q.TimeoutSteps, q.AppleRespawnTime} {
+		e.i32(v)
+	}
+	for _, v := range []float64{q.FireCost, q.FirePenalty, q.CleanCost, q.ThresholdDepletion,
+		q.ThresholdRestoration, q.WasteSpawnProb, q.AppleRespawnProb} {
+		e.f64(v)
+	}
+	e.u64(p.Budget)
+	e.u64(p.Limit)
+	e.u32(uint32(p.Chunk))
 	return e.b
 }
 
-// DecodeStep parses a Step payload into st, whose Layout must be set; its
-// slices are reused.
-func DecodeStep(b []byte, st *ssd.State) error {
-	l := st.Layout
-	n := l.NumAgents
+// DecodeEpisode parses an Episode payload.
+func DecodeEpisode(b []byte) (*Episode, error) {
 	d := &dec{b: b}
-	st.Step = int(d.u32())
-	st.Pos = resize(st.Pos, n)
-	st.Orient = resize(st.Orient, n)
-	st.Timeout = resize(st.Timeout, n)
-	st.Hits = resize(st.Hits, n)
-	for i := 0; i < n; i++ {
-		st.Pos[i] = ssd.Pos{R: d.u16(), C: d.u16()}
-		st.Orient[i] = int(d.u8())
-		st.Timeout[i] = int(d.u32())
-		st.Hits[i] = int(d.u32())
+	p := &Episode{Mode: d.u8(), Seed: d.u64()}
+	n := d.count(4)
+	p.Agents = make([]int, n)
+	for i := range p.Agents {
+		p.Agents[i] = d.i32()
 	}
-	st.AppleAlive = resize(st.AppleAlive, len(l.Apples))
-	st.Waste = resize(st.Waste, len(l.River))
-	d.bits(st.AppleAlive)
-	d.bits(st.Waste)
-	return d.done()
+	p.MapName, p.MapText = string(d.bytes()), string(d.bytes())
+	p.Game = ssd.Game(d.u8())
+	p.NumAgents, p.MaxSteps = int(d.u32()), int(d.u32())
+	q := &p.Params
+	for _, v := range []*int{&q.BeamLength, &q.BeamWidth, &q.HitsToTag, &q.TimeoutSteps, &q.AppleRespawnTime} {
+		*v = d.i32()
+	}
+	for _, v := range []*float64{&q.FireCost, &q.FirePenalty, &q.CleanCost, &q.ThresholdDepletion,
+		&q.ThresholdRestoration, &q.WasteSpawnProb, &q.AppleRespawnProb} {
+		*v = d.f64()
+	}
+	p.Budget, p.Limit, p.Chunk = d.u64(), d.u64(), int(d.u32())
+	if err := d.done(); err != nil {
+		return nil, err
+	}
+	switch {
+	case p.Mode != Lockstep && p.Mode != SelfPlay:
+		return nil, fmt.Errorf("%w: episode mode %d", ErrProtocol, p.Mode)
+	case p.NumAgents < 1 || p.NumAgents > 1<<16 || p.MaxSteps < 1 || p.MaxSteps > 1<<24 || p.Chunk < 1:
+		return nil, fmt.Errorf("%w: episode of %d agents, %d steps, chunks of %d", ErrProtocol, p.NumAgents, p.MaxSteps, p.Chunk)
+	}
+	for i, a := range p.Agents {
+		if a < 0 || a >= p.NumAgents || (i > 0 && a <= p.Agents[i-1]) {
+			return nil, fmt.Errorf("%w: agents %v of %d", ErrProtocol, p.Agents, p.NumAgents)
+		}
+	}
+	return p, nil
 }
 
-func resize[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
+// AppendStep appends the payload of a Step: the actions of every agent at
+// the step before (none before the first step). Actions are 0-255.
+func AppendStep(buf []byte, prev []int) []byte {
+	for _, a := range prev {
+		buf = append(buf, byte(a))
 	}
-	return s[:n]
+	return buf
 }
 
-// AppendActions appends the payload of an Actions reply: the actions, and
-// the CPU time the step took.
-func AppendActions(buf []byte, actions []int, cpu time.Duration) []byte {
+// AppendActions appends the payload of an Actions reply: the actions, the
+// CPU time the step took, and the hash of the replica's state the actions
+// were chosen in.
+func AppendActions(buf []byte, actions []int, cpu time.Duration, hash uint64) []byte {
 	e := &enc{b: buf}
 	e.u32(uint32(len(actions)))
 	for _, a := range actions {
 		e.u64(uint64(int64(a)))
 	}
 	e.u64(uint64(max(cpu, 0)))
+	e.u64(hash)
 	return e.b
 }
 
 // DecodeActions parses an Actions reply of exactly len(dst) actions into
-// dst and returns the CPU time the step took.
-func DecodeActions(b []byte, dst []int64) (time.Duration, error) {
+// dst and returns the CPU time the step took and the replica's hash.
+func DecodeActions(b []byte, dst []int64) (time.Duration, uint64, error) {
 	d := &dec{b: b}
 	if n := d.count(8); n != len(dst) && d.err == nil {
-		return 0, fmt.Errorf("%w: %d actions for %d agents", ErrProtocol, n, len(dst))
+		return 0, 0, fmt.Errorf("%w: %d actions for %d agents", ErrProtocol, n, len(dst))
 	}
 	for i := range dst {
 		dst[i] = int64(d.u64())
 	}
-	cpu := time.Duration(d.u64())
-	return cpu, d.done()
+	cpu, hash := time.Duration(d.u64()), d.u64()
+	return cpu, hash, d.done()
+}
+
+// AppendChunk appends the payload of a Chunk.
+func AppendChunk(buf []byte, c *Chunk) []byte {
+	e := &enc{b: buf}
+	e.u32(uint32(c.First))
+	e.u32(uint32(len(c.Hashes)))
+	e.bytes(c.Actions)
+	for _, h := range c.Hashes {
+		e.u64(h)
+	}
+	return e.b
+}
+
+// DecodeChunk parses a Chunk of steps of n agents into c, reusing its
+// slices.
+func DecodeChunk(b []byte, n int, c *Chunk) error {
+	d := &dec{b: b}
+	c.First = int(d.u32())
+	k := int(d.u32())
+	acts := d.bytes()
+	if d.err != nil {
+		return d.err
+	}
+	if k < 0 || k > 1<<24 || len(acts) != k*n || 8*k != len(d.b) {
+		return fmt.Errorf("%w: chunk of %d steps with %d actions for %d agents", ErrProtocol, k, len(acts), n)
+	}
+	c.Actions = append(c.Actions[:0], acts...)
+	c.Hashes = c.Hashes[:0]
+	for range k {
+		c.Hashes = append(c.Hashes, d.u64())
+	}
+	return d.done()
+}
+
+// EncodeDone returns the payload of a Done: steps played and the CPU
+// time they took.
+func EncodeDone(steps int, cpu time.Duration) []byte {
+	e := &enc{}
+	e.u32(uint32(steps))
+	e.u64(uint64(max(cpu, 0)))
+	return e.b
+}
+
+// DecodeDone parses a Done payload.
+func DecodeDone(b []byte) (int, time.Duration, error) {
+	d := &dec{b: b}
+	steps, cpu := int(d.u32()), time.Duration(d.u64())
+	return steps, cpu, d.done()
 }
 
 // EncodeError returns the payload of an Error reply.
@@ -360,6 +395,7 @@ func EncodeError(r *ErrorReply) []byte {
 	e := &enc{}
 	e.u8(r.Kind)
 	e.i32(r.Agent)
+	e.i32(r.Step)
 	e.i32(r.Line)
 	e.bytes([]byte(r.Message))
 	return e.b
@@ -368,6 +404,6 @@ func EncodeError(r *ErrorReply) []byte {
 // DecodeError parses an Error reply.
 func DecodeError(b []byte) (*ErrorReply, error) {
 	d := &dec{b: b}
-	r := &ErrorReply{Kind: d.u8(), Agent: d.i32(), Line: d.i32(), Message: string(d.bytes())}
+	r := &ErrorReply{Kind: d.u8(), Agent: d.i32(), Step: d.i32(), Line: d.i32(), Message: string(d.bytes())}
 	return r, d.done()
 }

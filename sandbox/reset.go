@@ -1,0 +1,115 @@
+package sandbox
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strings"
+)
+
+// resetName is the function withReset adds: it puts the policy's
+// package-level state back where a fresh process starts it.
+const resetName = reservedPrefix + "reset"
+
+// withReset makes a policy's package-level state resettable, so that one
+// worker can play many episodes, each starting exactly as a fresh process
+// would: a zone table computed at the first call, a step counter or a
+// cache must not survive into the next episode.
+//
+// It renames every `func init()` to a function of its own and appends
+// resetName, which, as Go initialises a package, gives every package-level
+// variable without an initializer its zero value, runs the initializers in
+// the order the type checker gives (Info.InitOrder), then the init
+// functions in source order. The policy's lines keep their numbers.
+//
+// It returns c itself and false when the policy keeps no package-level
+// state, or when there is no type information to order the initializers
+// (no Go toolchain): such a policy gets a fresh worker per episode.
+func withReset(c *Checked) (*Checked, bool, error) {
+	if c.Info == nil {
+		return c, false, nil
+	}
+	var edits []edit
+	var inits, zero []string
+	for _, d := range c.File.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil && d.Name.Name == "init" {
+				name := fmt.Sprintf("%sinit%d", reservedPrefix, len(inits))
+				inits = append(inits, name)
+				edits = append(edits, edit{start: offset(c, d.Name.Pos()), end: offset(c, d.Name.End()), text: name})
+			}
+		case *ast.GenDecl:
+			if d.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range d.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if len(vs.Values) > 0 {
+					continue // its initializer runs again
+				}
+				typ := string(c.Source[offset(c, vs.Type.Pos()):offset(c, vs.Type.End())])
+				for _, n := range vs.Names {
+					if n.Name != "_" {
+						zero = append(zero, fmt.Sprintf("\t%s = *new(%s)\n", n.Name, typ))
+					}
+				}
+			}
+		}
+	}
+	if len(zero) == 0 && len(c.Info.InitOrder) == 0 && len(inits) == 0 {
+		return c, false, nil
+	}
+	var b strings.Builder
+	b.WriteString("\n\n// Added by policyevolve: puts the package-level state back where a fresh\n// process starts it, before every episode a worker plays.\n")
+	fmt.Fprintf(&b, "func %s() {\n", resetName)
+	for _, z := range zero {
+		b.WriteString(z)
+	}
+	for _, in := range c.Info.InitOrder {
+		lhs := make([]string, len(in.Lhs))
+		for i, v := range in.Lhs {
+			lhs[i] = v.Name()
+		}
+		rhs := string(c.Source[offset(c, in.Rhs.Pos()):offset(c, in.Rhs.End())])
+		fmt.Fprintf(&b, "\t%s = %s\n", strings.Join(lhs, ", "), rhs)
+	}
+	for _, name := range inits {
+		fmt.Fprintf(&b, "\t%s()\n", name)
+	}
+	b.WriteString("}\n")
+
+	var src strings.Builder
+	at := 0
+	for _, e := range edits {
+		src.Write(c.Source[at:e.start])
+		src.WriteString(e.text)
+		at = e.end
+	}
+	src.Write(c.Source[at:])
+	src.WriteString(b.String())
+	out, err := recheck([]byte(src.String()), c.ID)
+	if err != nil {
+		return nil, false, fmt.Errorf("make the policy resettable: %w", err)
+	}
+	return out, true, nil
+}
+
+func offset(c *Checked, p token.Pos) int { return c.Fset.Position(p).Offset }
+
+// recheck parses and type-checks a source the sandbox derived from a
+// validated one (the policy rules are not applied again: what was added is
+// the sandbox's own code). id stays the original policy's.
+func recheck(src []byte, id string) (*Checked, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, PolicyFileName, src, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	pkg, info, err := typeCheck(fset, f, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Checked{Source: src, ID: id, Fset: fset, File: f, Types: pkg, Info: info}, nil
+}

@@ -1,0 +1,160 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"policyevolve/envs"
+	"policyevolve/envs/ssd/worker"
+)
+
+// SelfPlay plays one episode of cfg in which the program plays every
+// agent. The episode is played inside a worker, on the worker's own
+// replica of the game: it sends back the actions of every step and the
+// replica's hash after each. The host then replays those actions through
+// its own environment — the only source of rewards and metrics — and
+// checks every hash: a worker whose replica went its own way (a policy
+// that wrote into its game, say) stops the episode with envs.ErrTampered
+// at the step where it happened.
+//
+// opt.Seed and opt.Record are honoured (opt.Verify is what the replay
+// does); the Result and the error are those envs.Run would give: a
+// policy's failure is an *envs.ActorError wrapping a *PolicyError, with
+// the Result of the steps before it.
+func (p *Program) SelfPlay(ctx context.Context, cfg envs.Config, opt envs.Options) (*envs.Result, error) {
+	res, _, err := p.selfPlay(ctx, cfg, opt, true)
+	return res, err
+}
+
+// selfPlay is SelfPlay, which also returns the CPU time the worker
+// reported for a whole episode (0 when it stopped early). Without budget,
+// the episode is not stopped for its cost (the smoke test measures it).
+func (p *Program) selfPlay(ctx context.Context, cfg envs.Config, opt envs.Options, budget bool) (*envs.Result, time.Duration, error) {
+	env, err := envs.New(cfg)
+	if err != nil {
+		return nil, 0, err
+	}
+	cfg = env.Config()
+	all := make([]int, cfg.Agents)
+	for i := range all {
+		all[i] = i
+	}
+	played, playErr := p.play(ctx, cfg, opt.Seed, all, budget)
+	if playErr != nil && ctx.Err() != nil {
+		return nil, 0, ctx.Err()
+	}
+	var pe *PolicyError
+	if playErr != nil && !errors.As(playErr, &pe) {
+		return nil, 0, playErr // the system's failure
+	}
+	res, err := replayPlayed(ctx, env, played, opt)
+	switch {
+	case err != nil:
+		return res, 0, err
+	case playErr != nil:
+		// The worker stopped where the recorded steps end: its reason.
+		step := res.Steps
+		if pe.Step >= 0 {
+			step = pe.Step
+		}
+		return res, 0, &envs.ActorError{Agents: all, Step: step, Err: playErr}
+	}
+	return res, played.cpu, nil
+}
+
+// replayPlayed replays what a worker played through the host's env,
+// checking the worker's hash after every step.
+func replayPlayed(ctx context.Context, env *envs.Env, played *played, opt envs.Options) (*envs.Result, error) {
+	opt.AfterStep = func(t int, env *envs.Env) error {
+		if env.Hash() != played.hashes[t] {
+			return fmt.Errorf("step %d: the worker's replica of the game differs from the host's: %w", t, envs.ErrTampered)
+		}
+		return nil
+	}
+	return envs.Replay(ctx, env, played.actions, opt)
+}
+
+// played is what a worker sent of a self-play episode.
+type played struct {
+	actions []byte // steps × agents
+	hashes  []uint64
+	cpu     time.Duration
+}
+
+// play has a worker play a self-play episode and collects what it sends.
+// It returns what was played before the worker stopped, and why it
+// stopped: nil after a whole episode, a *PolicyError for the policy's
+// failure, another error for the system's.
+func (p *Program) play(ctx context.Context, cfg envs.Config, seed uint64, all []int, budget bool) (*played, error) {
+	w, err := p.acquire(ctx)
+	if err != nil {
+		return &played{}, err
+	}
+	stop := context.AfterFunc(ctx, func() { w.kill("cancelled") })
+	defer stop()
+	ep := p.episodeFor(worker.SelfPlay, cfg, seed, all)
+	if !budget {
+		ep.Budget = 0
+	}
+	s := p.sb
+	out := &played{actions: make([]byte, 0, cfg.MaxSteps*cfg.Agents), hashes: make([]uint64, 0, cfg.MaxSteps)}
+	w.req.SetWriteDeadline(time.Now().Add(s.cfg.StepWall))
+	if err := worker.WriteFrame(w.req, worker.MsgEpisode, worker.EncodeEpisode(ep)); err != nil {
+		err = w.failure(ctx, p, -1, err)
+		w.close()
+		return out, err
+	}
+	var chunk worker.Chunk
+	for {
+		// A chunk may take its steps' deadlines; wall time is only the
+		// backstop for a worker that cannot answer at all.
+		wall := time.Duration(chunkSteps) * s.cfg.StepWall
+		if len(out.hashes) == 0 {
+			wall += s.startWall() // the worker re-initialises the policy first
+		}
+		w.rep.SetReadDeadline(time.Now().Add(wall))
+		typ, payload, buf, err := worker.ReadFrame(w.rep, w.buf)
+		w.buf = buf
+		step := len(out.hashes)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			w.kill("timeout")
+		}
+		if err != nil {
+			err = w.failure(ctx, p, step, err)
+			w.close()
+			return out, err
+		}
+		switch typ {
+		case worker.MsgChunk:
+			if err := worker.DecodeChunk(payload, cfg.Agents, &chunk); err != nil || chunk.First != step ||
+				step+len(chunk.Hashes) > cfg.MaxSteps {
+				err = w.protocol(p, step, fmt.Sprintf("a chunk of steps %d-%d after step %d: %v", chunk.First, chunk.First+len(chunk.Hashes)-1, step, err))
+				w.close()
+				return out, err
+			}
+			out.actions = append(out.actions, chunk.Actions...)
+			out.hashes = append(out.hashes, chunk.Hashes...)
+		case worker.MsgDone:
+			steps, cpu, err := worker.DecodeDone(payload)
+			if err != nil || steps != cfg.MaxSteps || step != steps {
+				err = w.protocol(p, step, fmt.Sprintf("done after %d steps, %d sent: %v", steps, step, err))
+				w.close()
+				return out, err
+			}
+			out.cpu = cpu
+			p.release(w, cpu)
+			return out, nil
+		case worker.MsgError:
+			err := w.reported(p, payload, step)
+			w.close()
+			return out, err
+		default:
+			err := w.protocol(p, step, fmt.Sprintf("unexpected reply %q in a self-play episode", typ))
+			w.close()
+			return out, err
+		}
+	}
+}
