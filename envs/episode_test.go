@@ -3,7 +3,9 @@ package envs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -350,3 +352,60 @@ func TestRunVerifyCatchesTampering(t *testing.T) {
 		t.Error("Reset to the same seed gave another hash")
 	}
 }
+
+// TestConfigBuildsAReplicaAndReplayReplays: New(env.Config()) builds an
+// environment that plays every step as the original does, for every
+// built-in map; Replay of the actions an episode chose gives its Result;
+// an Observer sees every step's joint actions.
+func TestConfigBuildsAReplicaAndReplayReplays(t *testing.T) {
+	for _, game := range []ssd.Game{ssd.Gathering, ssd.Cleanup} {
+		for _, name := range BuiltinMaps(game) {
+			m, _ := BuiltinMap(game, name)
+			if again, err := ParseMap(game, m.Name, m.Text); err != nil || !reflect.DeepEqual(again, m) {
+				t.Fatalf("%s: the map's text parses to another map: %v", name, err)
+			}
+			env, err := New(Config{Map: m, Agents: 4, MaxSteps: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			replica, err := New(env.Config())
+			if err != nil {
+				t.Fatal(err)
+			}
+			replica.Reset(9)
+			f, _ := Builtin("exploit")
+			obs := &observer{PolicyActor: PolicyActor{New: f}}
+			res, err := Run(context.Background(), env, []Seat{{Actor: obs, Agents: []int{0, 1, 2, 3}}},
+				Options{Seed: 9, Record: true, AfterStep: func(step int, e *Env) error {
+					if _, err := replica.Step(obs.last); err != nil {
+						return err
+					}
+					if replica.Hash() != e.Hash() {
+						return fmt.Errorf("step %d: the replica differs", step)
+					}
+					return nil
+				}})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			var actions []byte
+			for _, s := range res.Trajectory.Steps {
+				for _, a := range s.Actions {
+					actions = append(actions, byte(a))
+				}
+			}
+			again, err := Replay(context.Background(), env, actions, Options{Seed: 9})
+			if err != nil || !reflect.DeepEqual(again.Returns, res.Returns) || again.Metrics != res.Metrics || again.Steps != res.Steps {
+				t.Fatalf("%s: replay %+v %v, run %+v", name, again.Metrics, err, res.Metrics)
+			}
+		}
+	}
+}
+
+// observer is a PolicyActor that keeps each step's joint actions.
+type observer struct {
+	PolicyActor
+	last []int
+}
+
+func (o *observer) Observe(actions []int) { o.last = append(o.last[:0], actions...) }

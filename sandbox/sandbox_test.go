@@ -375,31 +375,54 @@ func TestReusedWorkerStartsEpisodesFresh(t *testing.T) {
 		if !prog.reusable {
 			t.Fatalf("%s: a typed stateful policy was not made resettable", be)
 		}
-		fresh := map[uint64][]float64{}
+		fresh := map[uint64][][]int{}
 		for _, seed := range []uint64{1, 2, 3} {
 			prog.Close() // a new worker for this episode
-			res, err := prog.SelfPlay(context.Background(), cfg, envs.Options{Seed: seed})
+			res, err := prog.SelfPlay(context.Background(), cfg, envs.Options{Seed: seed, Record: true})
 			if err != nil {
 				t.Fatalf("%s seed %d: %v", be, seed, err)
 			}
-			fresh[seed] = res.Returns
+			fresh[seed] = actionsOf(res)
 		}
 		prog.Close()
 		for k, seed := range seeds {
-			res, err := prog.SelfPlay(context.Background(), cfg, envs.Options{Seed: seed})
+			res, err := prog.SelfPlay(context.Background(), cfg, envs.Options{Seed: seed, Record: true})
 			if err != nil {
 				t.Fatalf("%s seed %d: %v", be, seed, err)
 			}
-			if !slices.Equal(res.Returns, fresh[seed]) {
-				t.Fatalf("%s: episode %d (seed %d) in a reused worker returns %v, a fresh worker %v", be, k, seed, res.Returns, fresh[seed])
+			if d := firstDifference(actionsOf(res), fresh[seed]); d != "" {
+				t.Fatalf("%s: episode %d (seed %d) in a reused worker differs from a fresh worker's: %s", be, k, seed, d)
 			}
 			// Step by step too, in the same (reused) worker.
-			lock, err := envs.Run(context.Background(), env, []envs.Seat{{Actor: prog.Actor(), Agents: all}}, envs.Options{Seed: seed})
-			if err != nil || !slices.Equal(lock.Returns, fresh[seed]) {
-				t.Fatalf("%s: seed %d step by step: %v, %v", be, seed, lock.Returns, err)
+			lock, err := envs.Run(context.Background(), env, []envs.Seat{{Actor: prog.Actor(), Agents: all}}, envs.Options{Seed: seed, Record: true})
+			if err != nil {
+				t.Fatalf("%s: seed %d step by step: %v", be, seed, err)
+			}
+			if d := firstDifference(actionsOf(lock), fresh[seed]); d != "" {
+				t.Fatalf("%s: seed %d step by step in a reused worker differs from a fresh worker's: %s", be, seed, d)
 			}
 		}
 	}
+}
+
+func actionsOf(res *envs.Result) [][]int {
+	var out [][]int
+	for _, s := range res.Trajectory.Steps {
+		out = append(out, s.Actions)
+	}
+	return out
+}
+
+func firstDifference(a, b [][]int) string {
+	for t := range min(len(a), len(b)) {
+		if !slices.Equal(a[t], b[t]) {
+			return fmt.Sprintf("step %d: %v vs %v", t, a[t], b[t])
+		}
+	}
+	if len(a) != len(b) {
+		return fmt.Sprintf("%d steps vs %d", len(a), len(b))
+	}
+	return ""
 }
 
 // TestReplayCatchesADivergentReplica: a worker whose replica of the game
@@ -421,5 +444,28 @@ func TestReplayCatchesADivergentReplica(t *testing.T) {
 	res, err := replayPlayed(context.Background(), env, pl, envs.Options{Seed: 4})
 	if !errors.Is(err, envs.ErrTampered) || !strings.Contains(err.Error(), "step 17:") || res.Steps != 18 {
 		t.Fatalf("got %v after %d steps", err, res.Steps)
+	}
+}
+
+// TestMatchesStepByStep: in a mixed match each seat's worker keeps a
+// replica fed with the joint actions; the episode is the one the built-in
+// policies play in process.
+func TestMatchesStepByStep(t *testing.T) {
+	m, _ := envs.BuiltinMap(ssd.Gathering, "default")
+	env, _ := envs.New(envs.Config{Map: m, Agents: 6, MaxSteps: 300})
+	even, odd := []int{0, 2, 4}, []int{1, 3, 5}
+	bfs, _ := envs.Builtin("bfs")
+	exploit, _ := envs.Builtin("exploit")
+	want, err := envs.Run(context.Background(), env, []envs.Seat{{Actor: &envs.PolicyActor{New: bfs}, Agents: even},
+		{Actor: &envs.PolicyActor{New: exploit}, Agents: odd}}, envs.Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, be := range backends {
+		got, err := envs.Run(context.Background(), env, []envs.Seat{{Actor: example(t, be, "bfs").Actor(), Agents: even},
+			{Actor: example(t, be, "exploit").Actor(), Agents: odd}}, envs.Options{Seed: 5, Verify: true})
+		if err != nil || !slices.Equal(got.Returns, want.Returns) {
+			t.Fatalf("%s: returns %v (%v), in process %v", be, got.Returns, err, want.Returns)
+		}
 	}
 }

@@ -381,3 +381,37 @@ func TestParseLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestServeInitTimeout: re-initialising the policy's state before an
+// episode is watched too.
+func TestServeInitTimeout(t *testing.T) {
+	exited := make(chan int, 1)
+	var release atomic.Bool
+	defer release.Store(true)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go Serve(inR, outW, Options{
+		Load: func(*Hello) (Loaded, error) {
+			return Loaded{Policy: greedy, Reset: func() {
+				for !release.Load() {
+				}
+			}}, nil
+		},
+		Exit: func(code int) { exited <- code },
+	})
+	p := &pipeHost{t: t, in: inW, out: outR}
+	t.Cleanup(func() { inW.Close() })
+	p.send(MsgHello, EncodeHello(&Hello{StepTimeout: 1000, InitTimeout: 30000}))
+	if typ, _ := p.recv(); typ != MsgReady {
+		t.Fatalf("got %q", typ)
+	}
+	p.send(MsgEpisode, EncodeEpisode(testEpisode(t, SelfPlay, []int{0}, 1, 5)))
+	typ, payload := p.recv()
+	r, _ := DecodeError(payload)
+	if typ != MsgError || r.Kind != KindTimeout || r.Step != -1 || !strings.Contains(r.Message, "initialising the policy's package-level variables used") {
+		t.Fatalf("got %q %+v", typ, r)
+	}
+	if code := <-exited; code != ExitTimeout {
+		t.Fatalf("exit %d", code)
+	}
+}
