@@ -9,7 +9,6 @@ import (
 	"policyevolve/envs/ssd"
 	"policyevolve/evolve/prompts"
 	"policyevolve/llm"
-	"policyevolve/sandbox"
 	"policyevolve/store"
 )
 
@@ -152,53 +151,14 @@ func (p *LLMPlanner) Fix(ctx context.Context, req FixRequest) (*Proposal, error)
 	if err != nil {
 		return nil, err
 	}
-	kind, summary, detail := describeProblem(req.Problem)
-	para, err := p.Prompts.Fix(prompts.FixData{Game: g, Kind: kind, Summary: summary, Error: detail,
+	pr := DescribeProblem(req.Problem)
+	para, err := p.Prompts.Fix(prompts.FixData{Game: g, Kind: pr.Kind, Summary: pr.Summary, Error: pr.Detail,
 		Attempt: req.Attempt, MaxAttempts: MaxAttempts})
 	if err != nil {
 		return nil, err
 	}
 	next := &conversation{system: c.system, prompt: c.prompt + para, operator: c.operator, parents: c.parents}
 	return p.ask(ctx, req.Task, next, OpFix)
-}
-
-// describeProblem sorts a failed attempt's problem into the fix prompt's
-// kinds: missing (no policy in the answer), invalid (validation and
-// compilation), nondeterministic, slow (a timeout or the CPU budget) and
-// runtime (a panic, an invalid action, a crash).
-func describeProblem(err error) (kind, summary, detail string) {
-	var ve *sandbox.ValidationError
-	var pe *sandbox.PolicyError
-	switch {
-	case errors.Is(err, ErrNoPolicy):
-		return "missing", "could not find the policy in your answer: " + err.Error(), ""
-	case errors.As(err, &ve):
-		n := len(ve.Issues)
-		return "invalid", fmt.Sprintf("the policy failed validation (%d problem%s)", n, plural(n)), ve.Error()
-	case errors.As(err, &pe) && errors.Is(err, sandbox.ErrNondeterministic):
-		return "nondeterministic", "the smoke test failed: " + err.Error(), ""
-	case errors.As(err, &pe) && (errors.Is(err, sandbox.ErrTimeout) || errors.Is(err, sandbox.ErrCPUBudget)):
-		return "slow", "the smoke test failed: " + err.Error(), outputOf(pe)
-	case errors.As(err, &pe):
-		return "runtime", "the smoke test failed: " + err.Error(), outputOf(pe)
-	}
-	return "runtime", "the policy failed: " + oneLine(err.Error()), ""
-}
-
-func outputOf(pe *sandbox.PolicyError) string {
-	if s := strings.TrimSpace(pe.Output); s != "" {
-		return "Output of the policy before it failed:\n" + s
-	}
-	return ""
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // promptPolicy shows a scored policy to the prompts.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"go/format"
 
+	"policyevolve/envs/ssd"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -27,6 +28,10 @@ type FixLoop struct {
 	Store   *store.Store
 	// MaxAttempts bounds the attempts per request (default MaxAttempts).
 	MaxAttempts int
+	// Screen, when set, judges a proposal that passed admission before it
+	// is stored: an error (ErrDuplicate, say) refuses it like a failed
+	// check, and the planner is told.
+	Screen func(ctx context.Context, src []byte) error
 	// Log receives one line per attempt; nil discards them.
 	Log func(format string, args ...any)
 }
@@ -105,9 +110,12 @@ func (l *FixLoop) run(ctx context.Context, t Task, first func() (*Proposal, erro
 		problem := prop.Problem
 		var prog *sandbox.Program
 		if prop.Source != nil {
-			prog, problem = l.Sandbox.Check(ctx, prop.Source, game)
-			if problem != nil && !policyFailure(problem) {
-				return out, fmt.Errorf("check proposal: %w", problem)
+			prog, problem, err = l.admit(ctx, prop.Source, game)
+			if err != nil {
+				return out, err
+			}
+			if problem == nil && l.Screen != nil {
+				problem = l.Screen(ctx, prop.Source)
 			}
 		}
 		if problem == nil && prop.Source == nil {
@@ -120,7 +128,7 @@ func (l *FixLoop) run(ctx context.Context, t Task, first func() (*Proposal, erro
 				// What Extract added sits on the first line; store the
 				// file gofmt'ed, if it passes the check as well (it
 				// should: only the layout changed).
-				if prog2, err := l.Sandbox.Check(ctx, tidy, game); err == nil {
+				if prog2, problem, err := l.admit(ctx, tidy, game); err == nil && problem == nil {
 					src, prog = tidy, prog2
 				}
 			}
@@ -144,8 +152,48 @@ func (l *FixLoop) run(ctx context.Context, t Task, first func() (*Proposal, erro
 		if n >= limit {
 			return out, nil
 		}
-		prop, err = l.Planner.Fix(ctx, FixRequest{Task: t, Failed: prop, Problem: problem, Attempt: n})
+		// The planner is shown the problem as it would be after a resume.
+		prop, err = l.Planner.Fix(ctx, FixRequest{Task: t, Failed: prop, Problem: DescribeProblem(problem), Attempt: n})
 	}
+}
+
+// admit checks a source for game, or reads back the verdict made before:
+// admission depends on the machine (the cost budget is CPU time), so it is
+// made once and stored, and a resumed run sees the same verdict and the
+// same words. It returns the compiled program of an admitted source, or
+// the problem of a refused one; err is a failure of the system.
+func (l *FixLoop) admit(ctx context.Context, src []byte, game ssd.Game) (*sandbox.Program, error, error) {
+	id := sandbox.SourceID(src)
+	var a *store.Admission
+	err := l.Store.View(func(tx *store.Tx) (err error) {
+		a, err = tx.Admission(id, game.String())
+		return err
+	})
+	switch {
+	case err == nil && a.OK:
+		prog, err := l.Sandbox.Compile(ctx, src)
+		if err != nil && !policyFailure(err) {
+			return nil, nil, fmt.Errorf("compile admitted policy: %w", err)
+		}
+		return prog, err, nil
+	case err == nil:
+		return nil, &Problem{Kind: a.Kind, Summary: a.Problem, Detail: a.Detail}, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, nil, err
+	}
+	prog, problem := l.Sandbox.Check(ctx, src, game)
+	if problem != nil && !policyFailure(problem) {
+		return nil, nil, fmt.Errorf("check proposal: %w", problem)
+	}
+	verdict := &store.Admission{Policy: id, Game: game.String(), OK: problem == nil}
+	if problem != nil {
+		pr := DescribeProblem(problem)
+		verdict.Kind, verdict.Problem, verdict.Detail = pr.Kind, pr.Summary, pr.Detail
+	}
+	if err := l.Store.Update(func(tx *store.Tx) error { return tx.PutAdmission(verdict) }); err != nil {
+		return nil, nil, err
+	}
+	return prog, problem, nil
 }
 
 // tidied returns the source gofmt'ed when Extract added a package clause

@@ -136,11 +136,105 @@ type Run struct {
 	Mode     string          `json:"mode,omitempty"`
 	Config   json.RawMessage `json:"config,omitempty"`
 	Seed     uint64          `json:"seed"`
-	Status   string          `json:"status"`
+	Status   string          `json:"status"` // running, done, stopped, failed
 	Error    string          `json:"error,omitempty"`
 	Progress map[string]int  `json:"progress,omitempty"`
-	Started  time.Time       `json:"started"`
-	Updated  time.Time       `json:"updated"`
+	// Iterations is how many iterations are done; Champion the best policy
+	// so far, StopReason why the run stopped (a budget, an interruption).
+	Iterations int       `json:"iterations,omitempty"`
+	Champion   string    `json:"champion,omitempty"`
+	StopReason string    `json:"stop_reason,omitempty"`
+	Usage      RunUsage  `json:"usage"`
+	Started    time.Time `json:"started"`
+	Updated    time.Time `json:"updated"`
+}
+
+// Statuses of a run beyond StatusRunning and StatusDone.
+const (
+	StatusStopped = "stopped" // a budget or an interruption; resumable
+)
+
+// RunUsage is what a run has spent.
+type RunUsage struct {
+	Proposals       int     `json:"proposals"` // planner calls
+	LLMCalls        int     `json:"llm_calls"`
+	InputTokens     int     `json:"input_tokens"`
+	OutputTokens    int     `json:"output_tokens"`
+	ReasoningTokens int     `json:"reasoning_tokens,omitempty"`
+	Cost            float64 `json:"cost"`
+	Episodes        int     `json:"episodes"`
+	WallSeconds     float64 `json:"wall_seconds"`
+}
+
+// Iteration is one iteration of a run: what it planned (so that a resumed
+// run does exactly what the interrupted one would have), its candidates
+// and what became of them, and the state it left.
+type Iteration struct {
+	Run   string `json:"run"`
+	Index int    `json:"index"`
+	Done  bool   `json:"done"`
+	// Plan: one entry per candidate.
+	Plan       []PlannedCandidate `json:"plan"`
+	Candidates []Candidate        `json:"candidates,omitempty"`
+	// Champion is the run's best policy after the iteration; Best its
+	// self-play metrics.
+	Champion string    `json:"champion,omitempty"`
+	Best     Metrics   `json:"best"`
+	BestElo  float64   `json:"best_elo,omitempty"`
+	Usage    RunUsage  `json:"usage"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished,omitempty"`
+}
+
+// PlannedCandidate is a candidate as planned: what to ask which planner.
+type PlannedCandidate struct {
+	Sample       int      `json:"sample"`
+	Operator     string   `json:"operator"` // init, improve, crossover
+	Planner      string   `json:"planner"`
+	Parents      []string `json:"parents,omitempty"`
+	Inspirations []string `json:"inspirations,omitempty"`
+	Opponents    []string `json:"opponents,omitempty"`
+	Seed         uint64   `json:"seed"`
+}
+
+// Candidate is what became of a planned candidate.
+type Candidate struct {
+	Sample   int    `json:"sample"`
+	Policy   string `json:"policy,omitempty"` // the accepted policy (after local refinement)
+	Status   string `json:"status"`           // refused, duplicate, failed, rejected, promoted
+	Problem  string `json:"problem,omitempty"`
+	Attempts int    `json:"attempts"`
+	// Local holds the versions local refinement tried, first to last.
+	Local   []string `json:"local,omitempty"`
+	Metrics Metrics  `json:"metrics"`
+	WinRate float64  `json:"win_rate"`
+	Games   int      `json:"games"`
+	Elo     float64  `json:"elo,omitempty"`
+	Usage   RunUsage `json:"usage"`
+}
+
+// Candidate statuses.
+const (
+	CandidateRefused   = "refused"   // no attempt passed admission
+	CandidateDuplicate = "duplicate" // the same as a stored policy after normalisation
+	CandidateFailed    = "failed"    // admitted, but its self-play failed
+	CandidateRejected  = "rejected"  // evaluated and rated, not promoted
+	CandidatePromoted  = "promoted"  // joined the global pool
+)
+
+// Admission is the verdict of the admission check on a policy source for
+// a game, made once: it depends on the machine (the cost budget is CPU
+// time), so a resumed run reads it back instead of checking again.
+type Admission struct {
+	Policy string `json:"policy"` // id of the source
+	Game   string `json:"game"`
+	OK     bool   `json:"ok"`
+	// Kind, Problem and Detail describe a refusal as the planner was
+	// shown it (see evolve.Problem).
+	Kind    string    `json:"kind,omitempty"`
+	Problem string    `json:"problem,omitempty"`
+	Detail  string    `json:"detail,omitempty"`
+	Created time.Time `json:"created"`
 }
 
 // Critique is the trajectory critic's verdict on a policy's episodes: the

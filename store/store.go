@@ -43,7 +43,10 @@ var (
 	bCritiques   = []byte("critiques")
 	bLLMCalls    = []byte("llm_calls")
 	bLLMKeys     = []byte("llm_keys") // run NUL request key → id of the successful call
-	allBuckets   = [][]byte{bMeta, bPolicies, bEvaluations, bMatches, bRatings, bPools, bRuns, bCritiques, bLLMCalls, bLLMKeys}
+	bIterations  = []byte("iterations") // run NUL big-endian iteration → Iteration
+	bAdmissions  = []byte("admissions") // policy id NUL game → Admission
+	allBuckets   = [][]byte{bMeta, bPolicies, bEvaluations, bMatches, bRatings, bPools, bRuns, bCritiques, bLLMCalls, bLLMKeys,
+		bIterations, bAdmissions}
 	kSchema      = []byte("schema")
 	kApp         = []byte("app")
 	appName      = []byte("policyevolve")

@@ -487,3 +487,73 @@ func (tx *Tx) LLMCalls(run string) ([]LLMCall, error) {
 	})
 	return out, err
 }
+
+// ---- iterations and admissions (buckets added after schema 1 was
+// published: a store opened read-only may lack them, and reads as empty)
+
+func iterationKey(run string, index int) []byte {
+	return append([]byte(run+"\x00"), u64(uint64(index))...)
+}
+
+// PutIteration stores (or replaces) an iteration of a run.
+func (tx *Tx) PutIteration(it *Iteration) error {
+	if tx.b.Bucket(bRuns).Get([]byte(it.Run)) == nil {
+		return fmt.Errorf("iteration of run %s: %w", it.Run, ErrNotFound)
+	}
+	return put(tx.b.Bucket(bIterations), iterationKey(it.Run, it.Index), it)
+}
+
+// Iteration returns one iteration of a run.
+func (tx *Tx) Iteration(run string, index int) (*Iteration, error) {
+	b := tx.b.Bucket(bIterations)
+	if b == nil {
+		return nil, fmt.Errorf("iteration %d of %s: %w", index, run, ErrNotFound)
+	}
+	it := &Iteration{}
+	if err := get(b, iterationKey(run, index), it); err != nil {
+		return nil, fmt.Errorf("iteration %d of %s: %w", index, run, err)
+	}
+	return it, nil
+}
+
+// Iterations returns a run's iterations in order.
+func (tx *Tx) Iterations(run string) ([]Iteration, error) {
+	b := tx.b.Bucket(bIterations)
+	if b == nil {
+		return nil, nil
+	}
+	var out []Iteration
+	err := each(b, []byte(run+"\x00"), func(_ []byte, it *Iteration) error {
+		out = append(out, *it)
+		return nil
+	})
+	return out, err
+}
+
+func admissionKey(policy, game string) []byte { return []byte(policy + "\x00" + game) }
+
+// PutAdmission stores an admission verdict (the first one stands: a
+// verdict is never made twice).
+func (tx *Tx) PutAdmission(a *Admission) error {
+	b := tx.b.Bucket(bAdmissions)
+	if b.Get(admissionKey(a.Policy, a.Game)) != nil {
+		return nil
+	}
+	if a.Created.IsZero() {
+		a.Created = time.Now().UTC()
+	}
+	return put(b, admissionKey(a.Policy, a.Game), a)
+}
+
+// Admission returns the verdict on a source (by id) for a game.
+func (tx *Tx) Admission(policy, game string) (*Admission, error) {
+	b := tx.b.Bucket(bAdmissions)
+	if b == nil {
+		return nil, fmt.Errorf("admission of %.12s: %w", policy, ErrNotFound)
+	}
+	a := &Admission{}
+	if err := get(b, admissionKey(policy, game), a); err != nil {
+		return nil, fmt.Errorf("admission of %.12s: %w", policy, err)
+	}
+	return a, nil
+}
