@@ -31,7 +31,8 @@ type Config struct {
 	TrainSeeds, HeldOutSeeds []uint64
 	// Budget is the number of candidates scored on the training seeds,
 	// the original included (default 40). A candidate met twice is scored
-	// once.
+	// once; candidates bred past the budget are not played (they rank
+	// last).
 	Budget int
 	// PopSize is the GA's population (default: the original and two
 	// probes per literal, 4 to 12, at most half the budget).
@@ -54,10 +55,10 @@ var DefaultTrainSeeds = []uint64{1000, 1001, 1002}
 
 // Progress is the state of a tuning run after a generation.
 type Progress struct {
-	Generation, Generations int
-	Evaluations, Budget     int
-	Failed                  int     // candidates that failed to build or to play
-	Original, Best          float64 // training efficiency
+	Generation          int
+	Evaluations, Budget int
+	Failed              int     // candidates that failed to build or to play
+	Original, Best      float64 // training efficiency
 }
 
 // Change is one constant the tuned source changes.
@@ -154,21 +155,29 @@ func Run(ctx context.Context, src []byte, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("tune: the policy fails on the training seeds: %w", failure)
 	}
 	r.scores[string(src)] = base
+	r.evals = 1
 	res := &Result{Literals: lits, TrainOriginal: base}
 	starts := r.starts(orig)
-	gens := max(1, (cfg.Budget-cfg.PopSize)/cfg.PopSize)
-	n := 0
+	n, seen, stale := 0, 0, 0
 	ga, err := eaopt.GAConfig{
-		NPops: 1, PopSize: uint(cfg.PopSize), NGenerations: uint(gens), HofSize: 1,
+		// Generations go on until the budget is spent, or until three in a
+		// row meet no new candidate (a small space, exhausted).
+		NPops: 1, PopSize: uint(cfg.PopSize), NGenerations: uint(cfg.Budget), HofSize: 1,
 		Model: eaopt.ModDownToSize{NOffsprings: uint(cfg.PopSize), SelectorA: eaopt.SelTournament{NContestants: 2},
 			SelectorB: eaopt.SelElitism{}, MutRate: 0.9, CrossRate: 0.3},
 		RNG: rand.New(rand.NewSource(int64(cfg.Seed))),
 		Callback: func(ga *eaopt.GA) {
+			if r.evals == seen {
+				stale++
+			} else {
+				seen, stale = r.evals, 0
+			}
 			if cfg.Progress != nil {
-				cfg.Progress(Progress{Generation: int(ga.Generations), Generations: gens, Evaluations: r.evals,
+				cfg.Progress(Progress{Generation: int(ga.Generations), Evaluations: r.evals,
 					Budget: cfg.Budget, Failed: r.failed, Original: base, Best: -ga.HallOfFame[0].Fitness})
 			}
 		},
+		EarlyStop: func(*eaopt.GA) bool { return r.evals >= cfg.Budget || stale >= 3 },
 	}.NewGA()
 	if err != nil {
 		return nil, err
@@ -285,6 +294,9 @@ func (r *runner) score(v []float64) (float64, error) {
 	src := Apply(r.src, r.lits, v)
 	if s, ok := r.scores[string(src)]; ok {
 		return s, nil
+	}
+	if r.evals >= r.cfg.Budget { // the last generation's surplus: not played
+		return math.Inf(-1), nil
 	}
 	r.evals++
 	s, failure, err := r.play(src, r.cfg.TrainSeeds)
