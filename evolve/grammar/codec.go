@@ -117,7 +117,8 @@ func (g *Genome) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// paramsPtr is paramsOf as a pointer into g, for decoding.
+// paramsPtr points into g at the parameters of family's chosen kind (nil
+// for kinds without any).
 func (g *Genome) paramsPtr(family string) any {
 	switch *g.kind(family) {
 	case Nearest:

@@ -85,14 +85,7 @@ func TestConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, g := range genomes {
-			src, err := Render(g)
-			if err != nil {
-				t.Fatal(err)
-			}
-			prog, err := sb.Compile(ctx, src)
-			if err != nil {
-				t.Fatalf("%s genome %d: %v", be, i, err)
-			}
+			prog := compile(t, sb, g)
 			m, err := envs.BuiltinMap(g.Game, envs.DefaultMap(g.Game))
 			if err != nil {
 				t.Fatal(err)
@@ -155,21 +148,27 @@ func TestSmoke(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, g := range genomes {
-			src, err := Render(g)
-			if err != nil {
-				t.Fatal(err)
-			}
-			prog, err := sb.Compile(ctx, src)
-			if err != nil {
-				t.Fatalf("%s genome %d: %v", be, i, err)
-			}
-			rep, err := prog.SmokeTest(ctx, g.Game)
+			rep, err := compile(t, sb, g).SmokeTest(ctx, g.Game)
 			if err != nil {
 				t.Fatalf("%s genome %d %s: %v", be, i, headerJSON(t, g), err)
 			}
 			t.Logf("%s genome %d (%s): %v per step, budget %v", be, i, g.Game, rep.PerStep, rep.Budget)
 		}
 	}
+}
+
+// compile renders g and compiles it for sb's backend.
+func compile(t *testing.T, sb *sandbox.Sandbox, g Genome) *sandbox.Program {
+	t.Helper()
+	src, err := Render(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := sb.Compile(context.Background(), src)
+	if err != nil {
+		t.Fatalf("%s, genome %s: %v", sb.Backend(), headerJSON(t, g), err)
+	}
+	return prog
 }
 
 // costliest is the Cleanup genome that makes the most calls per step:

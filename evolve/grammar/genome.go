@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 
 	"policyevolve/envs/ssd"
@@ -180,28 +181,11 @@ func (g *Genome) kind(family string) *string {
 // two genomes that play alike compare equal.
 func (g Genome) Canonical() Genome {
 	c := Genome{Game: g.Game}
-	c.Harvest.Kind, c.Aggression.Kind, c.Cleaning.Kind = g.Harvest.Kind, g.Aggression.Kind, g.Cleaning.Kind
-	switch g.Harvest.Kind {
-	case Nearest:
-		c.Harvest.Nearest = g.Harvest.Nearest
-	case Territory:
-		c.Harvest.Territory = g.Harvest.Territory
-	case Strips:
-		c.Harvest.Strips = g.Harvest.Strips
-	}
-	switch g.Aggression.Kind {
-	case Opportunistic:
-		c.Aggression.Opportunistic = g.Aggression.Opportunistic
-	case Territorial:
-		c.Aggression.Territorial = g.Aggression.Territorial
-	case Retaliate:
-		c.Aggression.Retaliate = g.Aggression.Retaliate
-	}
-	switch g.Cleaning.Kind {
-	case Fixed:
-		c.Cleaning.Fixed = g.Cleaning.Fixed
-	case Adaptive:
-		c.Cleaning.Adaptive = g.Cleaning.Adaptive
+	for _, f := range []string{"harvest", "aggression", "cleaning"} {
+		*c.kind(f) = *g.kind(f)
+		if p := g.paramsPtr(f); p != nil {
+			reflect.ValueOf(c.paramsPtr(f)).Elem().Set(reflect.ValueOf(p).Elem())
+		}
 	}
 	return c
 }

@@ -68,7 +68,7 @@ func (k *kit) harvestTerritory(v *ssd.View, agent int, p *TerritoryParams) int {
 	k.voronoi(v)
 	w := v.Width()
 	me := v.AgentPos(agent)
-	var own, spawns []ssd.Pos
+	own, spawns := k.own[:0], k.spawns[:0]
 	for i := 0; i < v.NumApples(); i++ {
 		a := v.ApplePos(i)
 		c := a.R*w + a.C
@@ -81,6 +81,7 @@ func (k *kit) harvestTerritory(v *ssd.View, agent int, p *TerritoryParams) int {
 			spawns = append(spawns, a)
 		}
 	}
+	k.own, k.spawns = own, spawns
 	return fallback(v, agent, own, spawns, p.Roam, p.Wait)
 }
 
@@ -89,7 +90,7 @@ func (k *kit) harvestStrips(v *ssd.View, agent int, p *StripsParams) int {
 	if k.strip == nil {
 		k.strip = strips(v, p.Rows, p.Overlap)
 	}
-	var own, spawns []ssd.Pos
+	own, spawns := k.own[:0], k.spawns[:0]
 	for _, i := range k.strip[agent] {
 		if v.AppleAlive(i) {
 			own = append(own, v.ApplePos(i))
@@ -97,6 +98,7 @@ func (k *kit) harvestStrips(v *ssd.View, agent int, p *StripsParams) int {
 			spawns = append(spawns, v.ApplePos(i))
 		}
 	}
+	k.own, k.spawns = own, spawns
 	return fallback(v, agent, own, spawns, p.Roam, p.Wait)
 }
 

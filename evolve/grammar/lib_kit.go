@@ -37,6 +37,9 @@ type kit struct {
 	roleStep int
 	// Strips: the apples of each agent's strip, made at first use.
 	strip [][]int
+	// Scratch lists of an agent's own apples and spawns, reused.
+	own    []ssd.Pos
+	spawns []ssd.Pos
 }
 
 func newKit() *kit { return &kit{step: -1, roleAt: -1} }

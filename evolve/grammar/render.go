@@ -30,32 +30,8 @@ var modules = map[string]module{
 // paramsOf returns the parameters of family's chosen kind (nil for kinds
 // without any).
 func (g *Genome) paramsOf(family string) any {
-	switch family {
-	case "harvest":
-		switch g.Harvest.Kind {
-		case Nearest:
-			return g.Harvest.Nearest
-		case Territory:
-			return g.Harvest.Territory
-		case Strips:
-			return g.Harvest.Strips
-		}
-	case "aggression":
-		switch g.Aggression.Kind {
-		case Opportunistic:
-			return g.Aggression.Opportunistic
-		case Territorial:
-			return g.Aggression.Territorial
-		case Retaliate:
-			return g.Aggression.Retaliate
-		}
-	case "cleaning":
-		switch g.Cleaning.Kind {
-		case Fixed:
-			return g.Cleaning.Fixed
-		case Adaptive:
-			return g.Cleaning.Adaptive
-		}
+	if p := g.paramsPtr(family); p != nil {
+		return reflect.ValueOf(p).Elem().Interface()
 	}
 	return nil
 }
