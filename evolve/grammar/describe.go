@@ -58,6 +58,9 @@ func (g *Genome) describeAggression() string {
 	a := g.Aggression
 	aim := func(reach int, turn bool, rest int) string {
 		s := fmt.Sprintf(" within %d cells ahead", reach)
+		if reach >= ssd.DefaultParams(g.Game).BeamLength {
+			s = " anywhere in the beam's reach"
+		}
 		if turn {
 			s += ", turning toward them"
 		}
@@ -99,10 +102,17 @@ func (g *Genome) describeCleaning() string {
 	case NoCleaning:
 		return "nobody cleans"
 	case Fixed:
-		return fmt.Sprintf("%d cleaners", c.Fixed.Cleaners) + roles(c.Fixed.Roles)
+		return cleaners(c.Fixed.Cleaners) + roles(c.Fixed.Roles)
 	case Adaptive:
 		p := c.Adaptive
-		return fmt.Sprintf("%d cleaners below waste density %g, %d from %g, %d from %g", p.Few, p.Low, p.Some, p.Low, p.Many, p.High) + roles(p.Roles)
+		return fmt.Sprintf("%s below waste density %g, %d from %g, %d from %g", cleaners(p.Few), p.Low, p.Some, p.Low, p.Many, p.High) + roles(p.Roles)
 	}
 	return c.Kind
+}
+
+func cleaners(n int) string {
+	if n == 1 {
+		return "1 cleaner"
+	}
+	return fmt.Sprintf("%d cleaners", n)
 }
