@@ -9,22 +9,17 @@ import (
 	"strings"
 )
 
-// module is how a kind is played: the library method its agents call and
-// the type of its parameters ("" for the kinds that do nothing).
-type module struct {
-	method string
-	params string
-}
-
-var modules = map[string]module{
-	Nearest:       {"harvestNearest", "NearestParams"},
-	Territory:     {"harvestTerritory", "TerritoryParams"},
-	Strips:        {"harvestStrips", "StripsParams"},
-	Opportunistic: {"aggressOpportunistic", "OpportunisticParams"},
-	Territorial:   {"aggressTerritorial", "TerritorialParams"},
-	Retaliate:     {"aggressRetaliate", "RetaliateParams"},
-	Fixed:         {"cleanFixed", "FixedParams"},
-	Adaptive:      {"cleanAdaptive", "AdaptiveParams"},
+// methods are the library methods the agents call for each kind (the
+// kinds that do nothing have none).
+var methods = map[string]string{
+	Nearest:       "harvestNearest",
+	Territory:     "harvestTerritory",
+	Strips:        "harvestStrips",
+	Opportunistic: "aggressOpportunistic",
+	Territorial:   "aggressTerritorial",
+	Retaliate:     "aggressRetaliate",
+	Fixed:         "cleanFixed",
+	Adaptive:      "cleanAdaptive",
 }
 
 // paramsOf returns the parameters of family's chosen kind (nil for kinds
@@ -61,17 +56,17 @@ func Render(g Genome) ([]byte, error) {
 	// The order of the families is the order of the decisions in Policy:
 	// a cleaner cleans, then anyone may beam, then everyone harvests.
 	for _, f := range []string{"cleaning", "aggression", "harvest"} {
-		m, ok := modules[*g.kind(f)]
+		m, ok := methods[*g.kind(f)]
 		if !ok {
 			continue
 		}
-		roots = append(roots, "kit."+m.method)
+		roots = append(roots, "kit."+m)
 		fmt.Fprintf(&vars, "\n// %s are the parameters of the %s module (%s).\nvar %s = %s\n",
 			f, f, *g.kind(f), f, literal(reflect.ValueOf(g.paramsOf(f))))
 		if f == "harvest" {
-			fmt.Fprintf(&calls, "\treturn k.done(agent, k.%s(v, agent, &harvest))\n", m.method)
+			fmt.Fprintf(&calls, "\treturn k.done(agent, k.%s(v, agent, &harvest))\n", m)
 		} else {
-			fmt.Fprintf(&calls, "\tif a, ok := k.%s(v, agent, &%s); ok {\n\t\treturn k.done(agent, a)\n\t}\n", m.method, f)
+			fmt.Fprintf(&calls, "\tif a, ok := k.%s(v, agent, &%s); ok {\n\t\treturn k.done(agent, a)\n\t}\n", m, f)
 		}
 	}
 	decls, imports, err := l.closure(roots...)
