@@ -3,6 +3,7 @@ module policyevolve
 go 1.25.0
 
 require (
+	github.com/MaxHalford/eaopt v0.4.2
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/tmc/langchaingo v0.1.14
 	github.com/traefik/yaegi v0.16.1
@@ -18,4 +19,5 @@ require (
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pkoukk/tiktoken-go v0.1.6 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
+	golang.org/x/sync v0.16.0 // indirect
 )

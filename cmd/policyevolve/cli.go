@@ -36,6 +36,7 @@ var commands = map[string]command{
 	"llm":      {"the language models the planner calls (ping)", cmdLLM},
 	"propose":  {"ask a model for one policy, check it (fixing up to 3 times), store and evaluate it", cmdPropose},
 	"qlearn":   {"train the paper's tabular Q-learning baseline (qlearn train)", cmdQLearn},
+	"tune":     {"tune a policy's numeric constants against self-play; kept only if it wins on held-out seeds", cmdTune},
 }
 
 // usageError is a wrong flag or value: reported in one line, exit 2.

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	"policyevolve/baselines/qlearn"
 	"policyevolve/envs"
@@ -159,7 +158,7 @@ type trainProgress struct {
 
 func newTrainProgress(stderr io.Writer, episodes int) *trainProgress {
 	p := &trainProgress{w: stderr, every: max(1, (episodes+19)/20), episodes: episodes}
-	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if isTerminal(stderr) {
 		// Hide the *os.File behind a plain writer: progressbar syncs an
 		// *os.File on every redraw.
 		p.bar = progressbar.NewOptions(episodes,

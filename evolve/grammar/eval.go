@@ -1,0 +1,113 @@
+package grammar
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"policyevolve/envs"
+)
+
+// Evaluator scores genomes in process: every agent of the environment
+// plays the genome (self-play), one episode per seed, and the score is the
+// mean efficiency (the sum of all returns per step), the paper's U. It
+// remembers scores by genome, so a genome is played once. An Evaluator is
+// safe for concurrent use.
+type Evaluator struct {
+	Map    *envs.Map
+	Agents int
+	Steps  int // episode length; 0 means envs.DefaultMaxSteps
+	Seeds  []uint64
+	// Workers plays that many seeds at once (default 1). The score does
+	// not depend on it.
+	Workers int
+
+	mu     sync.Mutex
+	scores map[Genome]float64
+	played int
+}
+
+// Played is the number of genomes played so far (remembered ones not
+// counted again).
+func (e *Evaluator) Played() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.played
+}
+
+// Score returns g's mean efficiency over the seeds.
+func (e *Evaluator) Score(ctx context.Context, g Genome) (float64, error) {
+	g = g.Canonical()
+	e.mu.Lock()
+	s, ok := e.scores[g]
+	e.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	res, err := e.Play(ctx, g, e.Seeds)
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range res {
+		s += r.Metrics.Efficiency
+	}
+	s /= float64(len(res))
+	e.mu.Lock()
+	if e.scores == nil {
+		e.scores = map[Genome]float64{}
+	}
+	if _, ok := e.scores[g]; !ok {
+		e.played++
+	}
+	e.scores[g] = s
+	e.mu.Unlock()
+	return s, nil
+}
+
+// Play runs g in self-play on each seed and returns the results in seed
+// order.
+func (e *Evaluator) Play(ctx context.Context, g Genome, seeds []uint64) ([]*envs.Result, error) {
+	if len(seeds) == 0 {
+		return nil, fmt.Errorf("grammar: no seeds to play")
+	}
+	out := make([]*envs.Result, len(seeds))
+	errs := make([]error, len(seeds))
+	workers := max(1, min(e.Workers, len(seeds)))
+	next := make(chan int, len(seeds))
+	for i := range seeds {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = e.episode(ctx, g, seeds[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("grammar: seed %d: %w", seeds[i], err)
+		}
+	}
+	return out, nil
+}
+
+func (e *Evaluator) episode(ctx context.Context, g Genome, seed uint64) (*envs.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	env, err := envs.New(envs.Config{Map: e.Map, Agents: e.Agents, MaxSteps: e.Steps})
+	if err != nil {
+		return nil, err
+	}
+	all := make([]int, e.Agents)
+	for i := range all {
+		all[i] = i
+	}
+	return envs.Run(ctx, env, []envs.Seat{{Actor: g.Actor(), Agents: all}}, envs.Options{Seed: seed})
+}
