@@ -42,14 +42,14 @@ var (
 	bRuns        = []byte("runs")
 	bCritiques   = []byte("critiques")
 	bLLMCalls    = []byte("llm_calls")
-	bLLMKeys     = []byte("llm_keys") // run NUL request key → id of the successful call
+	bLLMKeys     = []byte("llm_keys")   // run NUL request key → id of the successful call
 	bIterations  = []byte("iterations") // run NUL big-endian iteration → Iteration
 	bAdmissions  = []byte("admissions") // policy id NUL game → Admission
 	allBuckets   = [][]byte{bMeta, bPolicies, bEvaluations, bMatches, bRatings, bPools, bRuns, bCritiques, bLLMCalls, bLLMKeys,
 		bIterations, bAdmissions}
-	kSchema      = []byte("schema")
-	kApp         = []byte("app")
-	appName      = []byte("policyevolve")
+	kSchema = []byte("schema")
+	kApp    = []byte("app")
+	appName = []byte("policyevolve")
 )
 
 // migrations[v] upgrades a store of schema v to v+1, inside the one
