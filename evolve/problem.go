@@ -25,7 +25,12 @@ type Problem struct {
 	err     error // the original error, when known (not after a resume)
 }
 
-func (p *Problem) Error() string { return p.Summary }
+func (p *Problem) Error() string {
+	if p.Detail == "" {
+		return p.Summary
+	}
+	return p.Summary + ":\n" + p.Detail
+}
 
 // Unwrap gives the original error when there is one.
 func (p *Problem) Unwrap() error { return p.err }

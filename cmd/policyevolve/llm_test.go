@@ -164,7 +164,7 @@ func TestProposeReplay(t *testing.T) {
 		t.Errorf("second propose:\n%s", out)
 	}
 	// Improve the stored policy.
-	id := strings.Fields(out[strings.Index(out, "policy "):])[1]
+	id := strings.Fields(out[strings.Index(out, "\npolicy ")+1:])[1]
 	better := writeFile(t, "better.txt", llm.FormatReplay([]string{strings.ReplaceAll(goodAnswer, "GreedyAction", "ExploitAction")}))
 	out, _ = cli(t, append([]string{"propose", "--store", st, "--llm", "replay:" + better, "--seeds", "0", "--step-timeout", "5s",
 		"--from", id[:10], "--feedback", "sparse"}, envFlags...)...)
