@@ -9,7 +9,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"policyevolve/elo"
@@ -101,8 +103,16 @@ type Arena struct {
 	MatchSeeds []uint64
 	Pool       pool.Config
 	K          float64 // Elo K factor (default elo.DefaultK)
+	// Workers bounds the episodes played at once (default: the number of
+	// CPUs). Results do not depend on it: every episode is a pure function
+	// of its policies and seed, and results are gathered in seed order.
+	Workers int
 	// Log receives one line per notable step; nil discards them.
 	Log func(format string, args ...any)
+
+	once     sync.Once     // defaults
+	slots    chan struct{} // one per episode in play
+	episodes atomic.Int64  // episodes played (not found in the store)
 
 	mu       sync.Mutex
 	programs map[string]*sandbox.Program
@@ -116,7 +126,15 @@ func (a *Arena) logf(format string, args ...any) {
 	}
 }
 
-func (a *Arena) defaults() {
+// defaults fills in the zero fields, once: the Arena's methods may then
+// run concurrently.
+func (a *Arena) defaults() { a.once.Do(a.setDefaults) }
+
+func (a *Arena) setDefaults() {
+	if a.Workers <= 0 {
+		a.Workers = runtime.NumCPU()
+	}
+	a.slots = make(chan struct{}, a.Workers)
 	if len(a.EvalSeeds) == 0 {
 		a.EvalSeeds = []uint64{0, 1, 2, 3, 4}
 	}
@@ -200,10 +218,27 @@ func (a *Arena) Close() {
 	}
 }
 
-// play runs one episode in which agent i is played by ids[side[i]]. A
-// source policy's self-play is played inside its worker and replayed here
-// (sandbox.Program.SelfPlay); mixed episodes go step by step.
+// Episodes is how many episodes the Arena has played (results found in the
+// store are not counted).
+func (a *Arena) Episodes() int { return int(a.episodes.Load()) }
+
+// play runs one episode in which agent i is played by ids[side[i]], when
+// one of the Arena's Workers slots is free. A source policy's self-play is
+// played inside its worker and replayed here (sandbox.Program.SelfPlay);
+// mixed episodes go step by step.
 func (a *Arena) play(ctx context.Context, ids []string, side []int, seed uint64) (*envs.Result, error) {
+	a.defaults()
+	select {
+	case a.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-a.slots }()
+	a.episodes.Add(1)
+	return a.playNow(ctx, ids, side, seed)
+}
+
+func (a *Arena) playNow(ctx context.Context, ids []string, side []int, seed uint64) (*envs.Result, error) {
 	cfg := envs.Config{Map: a.Env.Map, Agents: a.Env.Config.Agents, MaxSteps: a.Env.Config.MaxSteps}
 	if len(ids) == 1 {
 		if _, prog, err := a.program(ctx, ids[0]); err != nil {
@@ -308,10 +343,22 @@ func (a *Arena) Evaluate(ctx context.Context, id string) (*store.Evaluation, err
 		return nil, err
 	}
 	ev = &store.Evaluation{Policy: id, Env: a.Env.Config, Seeds: a.EvalSeeds, Status: store.StatusOK}
-	side := make([]int, a.Env.Config.Agents)
+	// The seeds play at once (as slots allow); their results are taken in
+	// seed order.
+	results := make([]*envs.Result, len(a.EvalSeeds))
+	errs := make([]error, len(a.EvalSeeds))
+	var wg sync.WaitGroup
+	for k, seed := range a.EvalSeeds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[k], errs[k] = a.play(ctx, []string{id}, make([]int, a.Env.Config.Agents), seed)
+		}()
+	}
+	wg.Wait()
 	ok := 0
-	for _, seed := range a.EvalSeeds {
-		res, err := a.play(ctx, []string{id}, side, seed)
+	for k, seed := range a.EvalSeeds {
+		res, err := results[k], errs[k]
 		sr := store.SeedResult{Seed: seed, Status: store.StatusOK}
 		if res != nil {
 			sr.Steps, sr.Returns = res.Steps, res.Returns

@@ -13,6 +13,11 @@ type Member struct {
 	Efficiency     float64 // self-play metrics on the pool's environment
 	Equality       float64
 	Sustainability float64
+	Peace          float64
+	// Exploitability is the largest margin by which a pool member beat
+	// this one in a mixed match (0 when none did): lower is better. Used
+	// by parent selection, not by eviction.
+	Exploitability float64
 }
 
 // Config holds the rules' parameters. The zero value works.
@@ -99,11 +104,12 @@ func WinRate(points float64, games int) float64 {
 }
 
 // Promote decides whether a candidate joins the global pool: its win rate
-// against the sampled opponents reaches the threshold and its own
-// self-play evaluation succeeded (a policy that crashes or times out in
-// self-play is never promoted, however it fared in matches).
+// against the sampled opponents is above the threshold — strictly, as in
+// PolicyEvolve — and its own self-play evaluation succeeded (a policy that
+// crashes or times out in self-play is never promoted, however it fared in
+// matches).
 func Promote(winRate float64, selfPlayOK bool, threshold float64) bool {
-	return selfPlayOK && winRate >= threshold
+	return selfPlayOK && winRate > threshold
 }
 
 // objectives are what eviction maximises.
@@ -128,7 +134,35 @@ func dominates(a, b Member) bool {
 // Fronts sorts members into Pareto fronts over (Elo, efficiency,
 // equality, sustainability), best first: front 0 is dominated by no one,
 // front 1 only by front 0, and so on. It returns indices into members.
-func Fronts(members []Member) [][]int {
+func Fronts(members []Member) [][]int { return fronts(members, dominates) }
+
+// selection are what parent selection maximises: eviction's objectives,
+// peace, and the opposite of exploitability.
+func selection(m Member) [6]float64 {
+	return [6]float64{m.Elo, m.Efficiency, m.Equality, m.Sustainability, m.Peace, -m.Exploitability}
+}
+
+// SelectionFronts sorts members into Pareto fronts over (Elo, efficiency,
+// equality, sustainability, peace, -exploitability), best first, for
+// choosing parents: a policy a pool member exploits does not come first on
+// self-play alone.
+func SelectionFronts(members []Member) [][]int {
+	return fronts(members, func(a, b Member) bool {
+		oa, ob := selection(a), selection(b)
+		better := false
+		for i := range oa {
+			if oa[i] < ob[i] {
+				return false
+			}
+			if oa[i] > ob[i] {
+				better = true
+			}
+		}
+		return better
+	})
+}
+
+func fronts(members []Member, dominates func(a, b Member) bool) [][]int {
 	n := len(members)
 	dominatedBy := make([]int, n)
 	dominating := make([][]int, n)

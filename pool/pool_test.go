@@ -23,7 +23,8 @@ func TestPromote(t *testing.T) {
 		ok     bool
 		want   bool
 	}{
-		{3, 5, true, true},    // 0.6: exactly the threshold
+		{3, 5, true, false},   // 0.6: the threshold is to be beaten, not met (PolicyEvolve)
+		{3.5, 5, true, true},  // 0.7
 		{2.5, 5, true, false}, // 0.5
 		{5, 5, false, false},  // unbeaten, but its self-play failed
 		{0, 0, true, false},   // no games
