@@ -18,6 +18,9 @@ import (
 var sharedCache string
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv("EVOLVE_TEST_JOB"); path != "" {
+		os.Exit(jobHost(path, os.Getenv("EVOLVE_TEST_CACHE")))
+	}
 	dir, err := os.MkdirTemp("", "policyevolve-evolve-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

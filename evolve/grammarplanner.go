@@ -222,6 +222,16 @@ func (p *GrammarPlanner) Fix(ctx context.Context, req FixRequest) (*Proposal, er
 	if !ok {
 		return nil, fmt.Errorf("grammar planner: cannot fix a proposal of another planner (%T)", req.Failed.State)
 	}
+	if errors.Is(req.Problem, ErrDuplicate) || DescribeProblem(req.Problem).Kind == "duplicate" {
+		// Written before: mutate the genome, with the attempt's own draws.
+		gt, err := p.task(req.Task)
+		if err != nil {
+			return nil, err
+		}
+		rng, _ := rngFor(req.Task, OpFix, fmt.Sprint(req.Attempt), headerOf(g))
+		grammar.Mutate(&g, gt.space, nil, rng)
+		return p.propose(g, req.Failed.Origin.Operator, req.Failed.Origin.Parents, "mutated: the first version had been written before")
+	}
 	next, err := p.propose(g, req.Failed.Origin.Operator, req.Failed.Origin.Parents)
 	if err != nil {
 		return nil, err

@@ -133,7 +133,7 @@ func (l *FixLoop) run(ctx context.Context, t Task, first func() (*Proposal, erro
 				}
 			}
 			p := &store.Policy{Source: string(src), Origin: prop.Origin}
-			p.Origin.Run, p.Origin.Iteration = t.Run, t.Iteration
+			p.Origin.Run, p.Origin.Iteration, p.Origin.Sample = t.Run, t.Iteration, t.Sample
 			err := l.Store.Update(func(tx *store.Tx) (err error) {
 				out.New, err = tx.PutPolicy(p)
 				if err == nil && !out.New {

@@ -34,6 +34,7 @@ type Metrics struct {
 type Origin struct {
 	Run       string   `json:"run,omitempty"`
 	Iteration int      `json:"iteration,omitempty"`
+	Sample    int      `json:"sample,omitempty"`   // the candidate (and local round) within the iteration
 	Planner   string   `json:"planner,omitempty"`  // llm:provider:model, grammar, replay, human…
 	Operator  string   `json:"operator,omitempty"` // init, mutate, crossover, fix, tune, import, builtin
 	Parents   []string `json:"parents,omitempty"`  // policy ids
@@ -213,8 +214,11 @@ type Candidate struct {
 	Usage   RunUsage `json:"usage"`
 }
 
-// Candidate statuses.
+// Candidate statuses: first proposed and evaluated, then settled.
 const (
+	CandidateProposed  = "proposed"  // admitted and stored; not evaluated yet
+	CandidateEvaluated = "evaluated" // self-play done (chain: settled; population: matches next)
+	CandidateSkipped   = "skipped"   // a budget was reached before it was proposed
 	CandidateRefused   = "refused"   // no attempt passed admission
 	CandidateDuplicate = "duplicate" // the same as a stored policy after normalisation
 	CandidateFailed    = "failed"    // admitted, but its self-play failed

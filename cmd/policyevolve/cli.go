@@ -25,6 +25,7 @@ type command struct {
 }
 
 var commands = map[string]command{
+	"evolve":   {"run an evolution job: population search (default) or the paper's chain; resumable", cmdEvolve},
 	"play":     {"run a built-in or source policy on a game and print the social metrics", cmdPlay},
 	"validate": {"check a policy source: rules, compilation, 50-step smoke test, determinism", cmdValidate},
 	"pool":     {"inspect and edit the pools of the store (ls, show, diff, lineage, export, import, rm)", cmdPool},

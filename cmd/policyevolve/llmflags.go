@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"policyevolve/evolve/prompts"
@@ -11,7 +12,8 @@ import (
 
 // llmOptions are the flags of every command that calls a model.
 type llmOptions struct {
-	spec        string
+	spec        string   // the first model named (or $POLICYEVOLVE_LLM)
+	specs       []string // every --llm given, in order
 	baseURL     string
 	keyEnv      string
 	temperature *float64
@@ -25,7 +27,14 @@ type llmOptions struct {
 }
 
 func (o *llmOptions) register(fs *flagSet) {
-	fs.StringVar(&o.spec, "llm", os.Getenv("POLICYEVOLVE_LLM"), "model as PROVIDER:MODEL: openai:gpt-5, anthropic:claude-sonnet-4-5, google:gemini-2.5-pro,\nollama:qwen3, exec:COMMAND, replay:FILE (default: $POLICYEVOLVE_LLM)")
+	o.spec = os.Getenv("POLICYEVOLVE_LLM")
+	fs.Func("llm", "model as PROVIDER:MODEL: openai:gpt-5, anthropic:claude-sonnet-4-5, google:gemini-2.5-pro,\nollama:qwen3, exec:COMMAND, replay:FILE (default: $POLICYEVOLVE_LLM)", func(s string) error {
+		if len(o.specs) == 0 {
+			o.spec = s
+		}
+		o.specs = append(o.specs, s)
+		return nil
+	})
 	fs.StringVar(&o.baseURL, "llm-base-url", "", "server URL: any OpenAI-compatible server for openai (e.g. http://localhost:8000/v1), the Ollama server for ollama")
 	fs.StringVar(&o.keyEnv, "llm-key-env", "", "environment variable holding the API key (default: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY)")
 	fs.Func("temperature", "sampling temperature (default: the provider's own)", func(s string) error {
@@ -36,7 +45,7 @@ func (o *llmOptions) register(fs *flagSet) {
 		o.temperature = &t
 		return nil
 	})
-	fs.IntVar(&o.maxTokens, "max-tokens", 0, "most tokens an answer may take, reasoning included (default: the provider's; Anthropic: the model's largest)")
+	fs.IntVar(&o.maxTokens, "llm-max-tokens", 0, "most tokens an answer may take, reasoning included (default: the provider's; Anthropic: the model's largest)")
 	fs.StringVar(&o.reasoning, "reasoning", "max", "thinking effort: max (the largest the model takes), high, medium, low, none, or a token budget (Anthropic, Google)")
 	fs.BoolVar(&o.stream, "llm-stream", false, "have the server stream its answers (for proxies that cut long silent requests)")
 	fs.DurationVar(&o.timeout, "llm-timeout", llm.DefaultTimeout, "time limit of one attempt of a call")
@@ -45,13 +54,18 @@ func (o *llmOptions) register(fs *flagSet) {
 	fs.StringVar(&o.prompts, "prompts", "", "folder of prompt templates replacing the built-in ones of the same names")
 }
 
-// client resolves the flags into a Client recording into rec (nil: no
-// ledger). A missing --llm is a usage error.
+// client resolves the flags into a Client of the first model, recording
+// into rec (nil: no ledger). A missing --llm is a usage error.
 func (o *llmOptions) client(rec llm.Recorder) (*llm.Client, error) {
+	return o.clientFor(o.spec, rec)
+}
+
+// clientFor is client for one of the models named.
+func (o *llmOptions) clientFor(spec string, rec llm.Recorder) (*llm.Client, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	cfg := llm.Config{Spec: o.spec, BaseURL: o.baseURL, KeyEnv: o.keyEnv, Temperature: o.temperature,
+	cfg := llm.Config{Spec: spec, BaseURL: o.baseURL, KeyEnv: o.keyEnv, Temperature: o.temperature,
 		MaxTokens: o.maxTokens, Reasoning: o.reasoning, Stream: o.stream, Timeout: o.timeout,
 		Retry: llm.Retry{MaxAttempts: o.retries}, Recorder: rec}
 	if o.prices != "" {
@@ -69,14 +83,16 @@ func (o *llmOptions) check() error {
 	if o.spec == "" {
 		return usagef("--llm is required: PROVIDER:MODEL, e.g. openai:gpt-5 (see the README's LLM section)")
 	}
-	if _, _, err := llm.ParseSpec(o.spec); err != nil {
-		return usagef("--llm: %v", err)
+	for _, spec := range append([]string{o.spec}, o.specs...) {
+		if _, _, err := llm.ParseSpec(spec); err != nil {
+			return usagef("--llm: %v", err)
+		}
 	}
 	if err := llm.CheckReasoning(o.reasoning); err != nil {
 		return usagef("--reasoning: %v", err)
 	}
 	if o.maxTokens < 0 || o.timeout <= 0 || o.retries < 1 {
-		return usagef("--max-tokens, --llm-timeout and --llm-retries must be positive")
+		return usagef("--llm-max-tokens, --llm-timeout and --llm-retries must be positive")
 	}
 	return nil
 }
@@ -88,4 +104,47 @@ func (o *llmOptions) promptSet() (*prompts.Set, error) {
 		return nil, usagef("--prompts: %v", err)
 	}
 	return s, nil
+}
+
+// settings are the flags a resumed run must repeat: they are part of
+// every request's identity (no key: only the variable that holds it).
+func (o *llmOptions) settings() map[string]string {
+	m := map[string]string{
+		"llm-base-url": o.baseURL, "llm-key-env": o.keyEnv, "reasoning": o.reasoning,
+		"llm-max-tokens": strconv.Itoa(o.maxTokens), "llm-stream": strconv.FormatBool(o.stream),
+		"llm-timeout": o.timeout.String(), "llm-retries": strconv.Itoa(o.retries), "prices": o.prices, "prompts": o.prompts,
+	}
+	if o.temperature != nil {
+		m["temperature"] = strconv.FormatFloat(*o.temperature, 'g', -1, 64)
+	}
+	return m
+}
+
+// apply restores settings a run stored, and its models.
+func (o *llmOptions) apply(m map[string]string, planners []string) {
+	o.specs = nil
+	for _, p := range planners {
+		if spec, ok := strings.CutPrefix(p, "llm:"); ok {
+			o.specs = append(o.specs, spec)
+		}
+	}
+	if len(o.specs) > 0 {
+		o.spec = o.specs[0]
+	}
+	if len(m) == 0 {
+		return
+	}
+	o.baseURL, o.keyEnv, o.reasoning, o.prices, o.prompts = m["llm-base-url"], m["llm-key-env"], m["reasoning"], m["prices"], m["prompts"]
+	o.maxTokens, _ = strconv.Atoi(m["llm-max-tokens"])
+	o.stream, _ = strconv.ParseBool(m["llm-stream"])
+	if d, err := time.ParseDuration(m["llm-timeout"]); err == nil {
+		o.timeout = d
+	}
+	if n, err := strconv.Atoi(m["llm-retries"]); err == nil {
+		o.retries = n
+	}
+	o.temperature = nil
+	if t, err := strconv.ParseFloat(m["temperature"], 64); err == nil {
+		o.temperature = &t
+	}
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"gopkg.in/yaml.v3"
+)
+
+// applyConfigFile sets flags from a TOML (.toml) or YAML (.yaml, .yml)
+// file whose keys are the flags' names (a list sets a repeatable flag
+// once per element). It runs before the command line is parsed, so the
+// command line wins. A key that names no flag, or a value a flag refuses,
+// is an error naming the file and the key.
+func applyConfigFile(fs *flagSet, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return usagef("--config: %v", err)
+	}
+	values := map[string]any{}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".toml":
+		if _, err := toml.Decode(string(data), &values); err != nil {
+			return usagef("--config %s: %v", path, err)
+		}
+	case ".yaml", ".yml":
+		if err := yaml.Unmarshal(data, &values); err != nil {
+			return usagef("--config %s: %v", path, err)
+		}
+	default:
+		return usagef("--config %s: want a .toml, .yaml or .yml file", path)
+	}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		name := strings.ReplaceAll(k, "_", "-")
+		if fs.Lookup(name) == nil || name == "config" || name == "resume" {
+			return usagef("--config %s: %q is not a flag of this command", path, k)
+		}
+		items := []any{values[k]}
+		if list, ok := values[k].([]any); ok {
+			items = list
+		}
+		for _, v := range items {
+			if err := fs.Set(name, fmt.Sprint(v)); err != nil {
+				return usagef("--config %s: %s: %v", path, k, err)
+			}
+		}
+	}
+	return nil
+}
+
+// configFlag finds --config FILE (or --config=FILE) among args, before the
+// flags are parsed.
+func configFlag(args []string) string {
+	for i, a := range args {
+		for _, p := range []string{"-config", "--config"} {
+			if a == p && i+1 < len(args) {
+				return args[i+1]
+			}
+			if v, ok := strings.CutPrefix(a, p+"="); ok {
+				return v
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"policyevolve/critic"
+	"policyevolve/evolve"
+	"policyevolve/store"
+)
+
+// evolveOptions are the flags of "evolve".
+type evolveOptions struct {
+	cfg        evolve.JobConfig
+	seeds      string
+	matchSeeds string
+	planner    string
+	resume     string
+	json       bool
+	envOptions
+	storeOptions
+	sandboxOptions
+	llm llmOptions
+}
+
+func cmdEvolve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o evolveOptions
+	fs := newFlagSet("evolve", "[flags]", `
+Run an evolution job: the main job of policyevolve.
+
+--mode population (the default) is PolicyEvolve's search: each iteration
+picks parents from the global pool by Pareto rank over Elo, the social
+metrics and exploitability, has the planner write --candidates candidates
+(each refined --local-rounds times against the trajectory critic's
+reflections), evaluates them in self-play, plays each against --opponents
+pool members, promotes those whose win rate is above the threshold and
+trims the pool. --mode chain is the paper's Algorithm 1: an initial policy
+and --iterations refinements shown sparse, dense or critic feedback.
+
+Without --llm the offline grammar planner writes the policies (no key, no
+network). --llm may be given several times: a UCB1 bandit then picks the
+model of each proposal. Every flag can come from a TOML or YAML file
+(--config FILE, keys named as the flags; the command line wins).
+
+The job survives Ctrl-C (the first stops at a safe point and prints how to
+resume; the second abandons the step in flight) and kill -9: resume with
+--resume RUN_ID. Watch it from another shell with "pool ls" and "runs show".`, stdout)
+	o.envOptions.register(fs)
+	fs.StringVar(&o.cfg.Mode, "mode", evolve.ModePopulation, "search mode: population or chain")
+	fs.Func("seed", "run seed: every random choice derives from it (default 1)", func(s string) error {
+		v, err := strconv.ParseUint(s, 10, 64)
+		o.cfg.Seed = v
+		return err
+	})
+	o.cfg.Seed = 1
+	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds: N, A-B or a comma-separated list")
+	fs.StringVar(&o.matchSeeds, "match-seeds", "0", "seeds of each candidate's matches")
+	fs.IntVar(&o.cfg.Iterations, "iterations", 0, "population iterations (default 10), or chain refinements K (default 3)")
+	fs.IntVar(&o.cfg.Candidates, "candidates", evolve.DefaultCandidates, "candidates per population iteration (M)")
+	fs.IntVar(&o.cfg.Pool.Opponents, "opponents", 4, "opponents each candidate plays (n)")
+	fs.StringVar(&o.cfg.Feedback, "feedback", "", "feedback shown to the planner: sparse, dense or critic (default: critic for population, dense for chain)")
+	fs.IntVar(&o.cfg.LocalRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
+	fs.Float64Var(&o.cfg.CrossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
+	fs.StringVar(&o.planner, "planner", "", "grammar: the offline planner (the default without --llm; with --llm, also in the bandit)")
+	fs.IntVar(&o.cfg.Pool.Capacity, "pool-capacity", 16, "global pool capacity")
+	fs.Float64Var(&o.cfg.Pool.PromoteThreshold, "promote-threshold", 0.6, "win rate a candidate must beat to join the pool")
+	fs.IntVar(&o.cfg.Workers, "workers", 0, "episodes played at once (default: the number of CPUs); never changes the results")
+	fs.IntVar(&o.cfg.PlannerConcurrency, "planner-concurrency", 1, "planner calls at once; never changes the results")
+	fs.IntVar(&o.cfg.MaxPlannerCalls, "max-planner-calls", 0, "stop after this many planner calls (proposals; 0: no limit)")
+	fs.Float64Var(&o.cfg.MaxCost, "max-cost", 0, "stop once LLM calls cost this many US dollars (0: no limit)")
+	fs.IntVar(&o.cfg.MaxTokens, "max-tokens", 0, "stop after this many LLM tokens in and out (0: no limit)")
+	fs.DurationVar(&o.cfg.MaxTime, "time", 0, "stop after this much wall-clock time, e.g. 2h (0: no limit)")
+	fs.StringVar(&o.cfg.Critic, "critic", "analytic", "who writes the reflections: analytic, or llm (the first --llm)")
+	fs.StringVar(&o.resume, "resume", "", "resume the run RUN_ID where it stopped (its stored configuration decides)")
+	fs.BoolVar(&o.json, "json", false, "write machine-readable events (JSON lines) on stdout instead of progress")
+	fs.String("config", "", "read flags from a TOML or YAML file")
+	o.storeOptions.register(fs)
+	o.sandboxOptions.register(fs)
+	o.llm.register(fs)
+	if path := configFlag(args); path != "" {
+		if err := applyConfigFile(fs, path); err != nil {
+			return err
+		}
+	}
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	return runEvolve(ctx, o, stdout, stderr)
+}
+
+func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) error {
+	cfg := o.cfg
+	if o.resume == "" {
+		var err error
+		if cfg.EvalSeeds, err = parseSeeds(o.seeds); err != nil {
+			return usagef("--seeds: %v", err)
+		}
+		if cfg.MatchSeeds, err = parseSeeds(o.matchSeeds); err != nil {
+			return usagef("--match-seeds: %v", err)
+		}
+		if _, err := o.envOptions.resolve(); err != nil {
+			return err
+		}
+		cfg.Game, cfg.Map, cfg.Agents, cfg.Steps = o.game, o.mapArg, o.agents, o.steps
+		if o.planner != "" && o.planner != evolve.GrammarName {
+			return usagef("--planner: %q is not a planner (grammar; an LLM is named with --llm)", o.planner)
+		}
+		for _, spec := range o.llm.specs {
+			cfg.Planners = append(cfg.Planners, "llm:"+spec)
+		}
+		if len(o.llm.specs) == 0 || o.planner == evolve.GrammarName {
+			cfg.Planners = append(cfg.Planners, evolve.GrammarName)
+		}
+		if len(o.llm.specs) > 0 {
+			if err := o.llm.check(); err != nil {
+				return err
+			}
+			cfg.LLM = o.llm.settings()
+		}
+		if cfg.Critic == "llm" && len(o.llm.specs) == 0 {
+			return usagef("--critic llm needs a model: --llm PROVIDER:MODEL")
+		}
+		cfg.Backend = o.backend
+		if cfg.LocalRounds == 0 {
+			cfg.LocalRounds = -1 // asked for none
+		}
+		if cfg.CrossoverRate == 0 {
+			cfg.CrossoverRate = -1
+		}
+		cfg = cfg.WithDefaults()
+		if err := cfg.Validate(); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	s, err := o.storeOptions.open(createStore)
+	if err != nil {
+		return err
+	}
+	if o.resume != "" {
+		// The stored configuration decides; the LLM settings come back from it.
+		var run *store.Run
+		if err := s.View(func(tx *store.Tx) (err error) {
+			run, err = tx.Run(o.resume)
+			return err
+		}); err != nil {
+			return usagef("--resume: %v", err)
+		}
+		var stored evolve.JobConfig
+		if err := json.Unmarshal(run.Config, &stored); err != nil {
+			return fmt.Errorf("run %s: its configuration does not read: %w", o.resume, err)
+		}
+		o.llm.apply(stored.LLM, stored.Planners)
+		o.backend = stored.Backend
+	}
+	sb, err := o.sandboxOptions.open(stderr)
+	if err != nil {
+		return err
+	}
+	job := &evolve.Job{Config: cfg, Store: s, Sandbox: sb, RunID: o.resume}
+	job.Planner = func(spec, run string) (evolve.Planner, error) {
+		if spec == evolve.GrammarName {
+			return &evolve.GrammarPlanner{Workers: job.Config.Workers}, nil
+		}
+		client, err := o.llm.clientFor(strings.TrimPrefix(spec, "llm:"), &evolve.LLMRecorder{Store: s, Run: run})
+		if err != nil {
+			return nil, err
+		}
+		ps, err := o.llm.promptSet()
+		if err != nil {
+			return nil, err
+		}
+		return &evolve.LLMPlanner{Client: client, Prompts: ps}, nil
+	}
+	job.Critic = func(run string) (critic.Critic, error) {
+		if job.Config.Critic != "llm" {
+			return nil, nil
+		}
+		client, err := o.llm.client(&evolve.LLMRecorder{Store: s, Run: run})
+		if err != nil {
+			return nil, err
+		}
+		return &critic.LLM{Model: evolve.CriticModel{Client: client}, Name: client.Name()}, nil
+	}
+	progress := newEvolveProgress(stdout, stderr, o.json)
+	job.Events = progress
+	release := onInterrupt(func() {
+		fmt.Fprintln(stderr, "\npolicyevolve evolve: stopping at the next safe point (Ctrl-C again to abandon the step in flight)")
+		job.Stop()
+	})
+	defer release()
+	run, err := job.Run(ctx)
+	progress.close()
+	if err != nil {
+		if run != nil && errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "policyevolve evolve: abandoned; resume with: policyevolve evolve --resume %s%s\n", run.ID, storeFlag(o.storeOptions))
+		}
+		return err
+	}
+	if err := printRunSummary(stdout, s, run, o.json, storeFlag(o.storeOptions)); err != nil {
+		return err
+	}
+	if run.StopReason == evolve.StopInterrupted {
+		return context.Canceled // exit 130
+	}
+	return nil
+}
+
+// storeFlag repeats the --store flag for a printed command, when needed.
+func storeFlag(o storeOptions) string {
+	if o.path == store.DefaultPath {
+		return ""
+	}
+	return " --store " + o.path
+}
+
+// printRunSummary prints how a run ended: its champion with its metrics,
+// and the commands to look further.
+func printRunSummary(w io.Writer, s *store.Store, run *store.Run, asJSON bool, storeArg string) error {
+	var ev *store.Evaluation
+	var cfg evolve.JobConfig
+	if err := json.Unmarshal(run.Config, &cfg); err != nil {
+		return err
+	}
+	if run.Champion != "" {
+		env, err := evolve.ResolveEnv(cfg.Game, cfg.Map, cfg.Agents, cfg.Steps)
+		if err != nil {
+			return err
+		}
+		if err := s.View(func(tx *store.Tx) (err error) {
+			ev, err = tx.Evaluation(run.Champion, env.Config, cfg.EvalSeeds)
+			if errors.Is(err, store.ErrNotFound) {
+				err = nil
+			}
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		return json.NewEncoder(w).Encode(struct {
+			Kind       string            `json:"kind"`
+			Run        *store.Run        `json:"run"`
+			Evaluation *store.Evaluation `json:"champion_evaluation,omitempty"`
+		}{"summary", run, ev})
+	}
+	fmt.Fprintf(w, "\nrun %s: %s", run.ID, run.Status)
+	if run.StopReason != "" {
+		fmt.Fprintf(w, " (%s)", run.StopReason)
+	}
+	fmt.Fprintf(w, " after %d iteration(s); %d planner calls, %d LLM calls, $%.4f, %d episodes, %s\n",
+		run.Iterations, run.Usage.Proposals, run.Usage.LLMCalls, run.Usage.Cost, run.Usage.Episodes,
+		(time.Duration(run.Usage.WallSeconds) * time.Second).String())
+	if run.Champion == "" {
+		fmt.Fprintln(w, "no champion yet")
+	} else {
+		fmt.Fprintf(w, "champion %s\n", run.Champion)
+		if ev != nil {
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "seed\tefficiency\tequality\tsustainability\tpeace\t")
+			for _, sr := range ev.PerSeed {
+				fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%.2f\t%.3f\t\n", sr.Seed, sr.Metrics.Efficiency, sr.Metrics.Equality, sr.Metrics.Sustainability, sr.Metrics.Peace)
+			}
+			m := ev.Mean
+			fmt.Fprintf(tw, "mean\t%.4f\t%.4f\t%.2f\t%.3f\t\n", m.Efficiency, m.Equality, m.Sustainability, m.Peace)
+			tw.Flush()
+		}
+	}
+	fmt.Fprintln(w, "\nlook further:")
+	fmt.Fprintf(w, "  policyevolve runs show %s%s\n", run.ID, storeArg)
+	if run.Champion != "" {
+		fmt.Fprintf(w, "  policyevolve pool show %.12s%s\n", run.Champion, storeArg)
+	}
+	fmt.Fprintf(w, "  policyevolve pool ls --game %s%s\n", cfg.Game, storeArg)
+	if run.Status == store.StatusStopped {
+		fmt.Fprintf(w, "  policyevolve evolve --resume %s%s    # carry on\n", run.ID, storeArg)
+	}
+	return nil
+}

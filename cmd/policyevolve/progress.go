@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"policyevolve/evolve"
+)
+
+// evolveProgress shows a job's events: JSON lines on stdout with --json; a
+// progress bar on stderr when it is a terminal; else one plain line per
+// iteration (and per notable event), which reads well in a log.
+type evolveProgress struct {
+	mu    sync.Mutex
+	out   io.Writer // events as JSON, or nil
+	w     io.Writer // lines
+	bar   *progressbar.ProgressBar
+	phase string
+	best  string
+}
+
+func newEvolveProgress(stdout, stderr io.Writer, asJSON bool) *evolveProgress {
+	p := &evolveProgress{w: stderr}
+	if asJSON {
+		p.out = stdout
+	}
+	return p
+}
+
+// Report implements evolve.Reporter.
+func (p *evolveProgress) Report(e evolve.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.out != nil {
+		json.NewEncoder(p.out).Encode(e)
+		return
+	}
+	total := e.Iterations
+	if total == 0 {
+		total = 1
+	}
+	if p.bar == nil && isTerminal(p.w) && e.Kind != evolve.EventDone && e.Kind != evolve.EventStopped {
+		p.bar = progressbar.NewOptions(total,
+			// A plain writer: progressbar syncs an *os.File on every redraw.
+			progressbar.OptionSetWriter(struct{ io.Writer }{p.w}),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetItsString("iterations"),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionFullWidth(),
+		)
+	}
+	usage := fmt.Sprintf("%d calls", e.Usage.Proposals)
+	if e.Usage.LLMCalls > 0 {
+		usage += fmt.Sprintf(", %d LLM, $%.3f", e.Usage.LLMCalls, e.Usage.Cost)
+	}
+	switch e.Kind {
+	case evolve.EventStarted:
+		p.line(fmt.Sprintf("%s: %s", e.Run, e.Message))
+	case evolve.EventPhase:
+		p.phase = e.Phase
+		p.describe(fmt.Sprintf("iteration %d/%d %s — %s — %s", e.Iteration+1, total, p.phase, p.best, usage))
+	case evolve.EventCandidate:
+		c := e.Candidate
+		if p.bar == nil && c != nil {
+			fmt.Fprintf(p.w, "  candidate %d: %s %.12s", c.Sample, c.Status, c.Policy)
+			if c.Status == "promoted" || c.Status == "rejected" {
+				fmt.Fprintf(p.w, " (win rate %.2f, Elo %.0f)", c.WinRate, c.Elo)
+			}
+			if c.Status == "evaluated" || c.Status == "promoted" || c.Status == "rejected" {
+				fmt.Fprintf(p.w, " efficiency %.3f", c.Metrics.Efficiency)
+			}
+			fmt.Fprintln(p.w)
+		}
+	case evolve.EventIterationDone:
+		if e.Best != nil && e.Champion != "" {
+			p.best = fmt.Sprintf("champion %.8s efficiency %.3f", e.Champion, e.Best.Efficiency)
+			if e.BestElo != 0 {
+				p.best += fmt.Sprintf(" Elo %.0f", e.BestElo)
+			}
+		}
+		if p.bar != nil {
+			p.bar.Describe(fmt.Sprintf("iteration %d/%d done — %s — %s", e.Iteration+1, total, p.best, usage))
+			p.bar.Set(e.Iteration + 1)
+		} else {
+			fmt.Fprintf(p.w, "iteration %d/%d: %s — %s\n", e.Iteration+1, total, p.best, usage)
+		}
+	case evolve.EventStopped:
+		p.line(fmt.Sprintf("%s stopped: %s", e.Run, e.Message))
+	}
+}
+
+func (p *evolveProgress) describe(s string) {
+	if p.bar != nil {
+		p.bar.Describe(s)
+	}
+}
+
+// line prints a line above the bar, if any.
+func (p *evolveProgress) line(s string) {
+	if p.bar != nil {
+		p.bar.Clear()
+	}
+	fmt.Fprintln(p.w, s)
+}
+
+// close ends the bar's line.
+func (p *evolveProgress) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Finish()
+		fmt.Fprintln(p.w)
+	}
+}

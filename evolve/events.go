@@ -1,0 +1,55 @@
+package evolve
+
+import (
+	"time"
+
+	"policyevolve/store"
+)
+
+// EventKind says what happened in a job.
+type EventKind string
+
+// The events a job reports, in the order they happen.
+const (
+	EventStarted       EventKind = "started"   // a new run, or a resumed one (Message says which)
+	EventIteration     EventKind = "iteration" // an iteration begins
+	EventPhase         EventKind = "phase"     // a phase of it begins: propose, evaluate, challenge
+	EventCandidate     EventKind = "candidate" // a candidate is settled (Candidate)
+	EventIterationDone EventKind = "iteration-done"
+	EventStopped       EventKind = "stopped" // a budget or an interruption (Message: why)
+	EventDone          EventKind = "done"
+)
+
+// Event is one thing a job reports. Fields beyond Kind, Run and Time are
+// set when they mean something for the kind.
+type Event struct {
+	Kind       EventKind        `json:"kind"`
+	Run        string           `json:"run"`
+	Iteration  int              `json:"iteration"`
+	Iterations int              `json:"iterations"`
+	Phase      string           `json:"phase,omitempty"`
+	Candidate  *store.Candidate `json:"candidate,omitempty"`
+	Champion   string           `json:"champion,omitempty"`
+	Best       *store.Metrics   `json:"best,omitempty"`
+	BestElo    float64          `json:"best_elo,omitempty"`
+	Usage      store.RunUsage   `json:"usage"`
+	Message    string           `json:"message,omitempty"`
+	Time       time.Time        `json:"time"`
+}
+
+// A Reporter receives a job's events. The job calls it from one goroutine
+// at a time; it should return quickly.
+type Reporter interface {
+	Report(Event)
+}
+
+// ReporterFunc adapts a function to Reporter.
+type ReporterFunc func(Event)
+
+// Report calls f.
+func (f ReporterFunc) Report(e Event) { f(e) }
+
+// noReporter discards events.
+type noReporter struct{}
+
+func (noReporter) Report(Event) {}

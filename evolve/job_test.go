@@ -1,0 +1,210 @@
+package evolve
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"policyevolve/sandbox"
+	"policyevolve/store"
+)
+
+// newJob is a small offline job on a fresh, checked store.
+func newJob(t *testing.T, cfg JobConfig) *Job {
+	t.Helper()
+	return newJobAt(t, filepath.Join(t.TempDir(), "job.db"), cfg)
+}
+
+// newJobAt is a job on the store at path, checked when the test ends.
+func newJobAt(t *testing.T, path string, cfg JobConfig) *Job {
+	t.Helper()
+	s, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		problems, err := s.Check()
+		if err != nil {
+			t.Error(err)
+		}
+		for _, p := range problems {
+			t.Errorf("store check: %s", p)
+		}
+	})
+	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: sharedCache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Job{Config: cfg, Store: s, Sandbox: sb, Planner: grammarOnly}
+}
+
+func grammarOnly(spec, run string) (Planner, error) {
+	return &GrammarPlanner{PopSize: 4, Generations: 1}, nil
+}
+
+// tinyConfig is a job of a few seconds.
+func tinyConfig(mode string) JobConfig {
+	return JobConfig{Mode: mode, Game: "gathering", Map: "small", Agents: 4, Steps: 100, Seed: 7,
+		EvalSeeds: []uint64{0, 1}, Iterations: 2, Candidates: 2, LocalRounds: 1}
+}
+
+func TestPopulationJob(t *testing.T) {
+	j := newJob(t, tinyConfig(ModePopulation))
+	var events []Event
+	j.Events = ReporterFunc(func(e Event) { events = append(events, e) })
+	run, err := j.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != store.StatusDone || run.Iterations != 2 || run.Champion == "" {
+		t.Fatalf("run %+v", run)
+	}
+	var its []store.Iteration
+	j.Store.View(func(tx *store.Tx) (err error) {
+		its, err = tx.Iterations(run.ID)
+		return err
+	})
+	for _, it := range its {
+		t.Logf("iteration %d: champion %.12s %+v", it.Index, it.Champion, it.Best)
+		for _, c := range it.Candidates {
+			t.Logf("  %d %s %.12s win %.2f elo %.0f eff %.3f %s", c.Sample, c.Status, c.Policy, c.WinRate, c.Elo, c.Metrics.Efficiency, c.Problem)
+		}
+	}
+	t.Logf("%d events, usage %+v", len(events), run.Usage)
+}
+
+func TestChainJob(t *testing.T) {
+	j := newJob(t, tinyConfig(ModeChain))
+	run, err := j.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != store.StatusDone || run.Iterations != 3 || run.Champion == "" {
+		t.Fatalf("run %+v", run)
+	}
+}
+
+// jobOutcome is what a run leaves: its champion and the global pool with
+// every member's rating.
+func jobOutcome(t *testing.T, j *Job, run *store.Run) string {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "champion %s after %d iterations\n", run.Champion, run.Iterations)
+	err := j.Store.View(func(tx *store.Tx) error {
+		ms, err := tx.Members(store.GlobalPool(j.env.Config))
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			r, err := tx.Rating(store.GlobalPool(j.env.Config), m.Policy)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "%s %.9f %d\n", m.Policy, r.Elo, r.Games)
+		}
+		its, err := tx.Iterations(run.ID)
+		for _, it := range its {
+			for _, c := range it.Candidates {
+				fmt.Fprintf(&b, "%d/%d %s %s %.6f\n", it.Index, c.Sample, c.Status, c.Policy, c.WinRate)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestJobWorkersDoNotChangeTheResult: 1 and 4 workers end with the same
+// champion, pool and ratings.
+func TestJobWorkersDoNotChangeTheResult(t *testing.T) {
+	var outcomes []string
+	for _, workers := range []int{1, 4} {
+		cfg := tinyConfig(ModePopulation)
+		cfg.Workers = workers
+		cfg.PlannerConcurrency = workers
+		j := newJob(t, cfg)
+		run, err := j.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		outcomes = append(outcomes, jobOutcome(t, j, run))
+	}
+	if outcomes[0] != outcomes[1] {
+		t.Fatalf("1 worker:\n%s\n4 workers:\n%s", outcomes[0], outcomes[1])
+	}
+}
+
+// jobHost is TestResumeAfterKill's child: it runs the tiny job on the
+// store at path and prints each phase as it begins, to be killed there.
+func jobHost(path, cache string) int {
+	s, err := store.Open(path, store.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: cache})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	j := &Job{Config: tinyConfig(ModePopulation), Store: s, Sandbox: sb, Planner: grammarOnly}
+	j.Events = ReporterFunc(func(e Event) {
+		if e.Kind == EventPhase {
+			fmt.Printf("%d %s\n", e.Iteration, e.Phase)
+		}
+	})
+	if _, err := j.Run(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// TestResumeAfterKill: a job killed with SIGKILL in the middle of an
+// iteration (while it proposes, evaluates or challenges) resumes and ends
+// with the same champion, pool and ratings as an uninterrupted run of the
+// same seed.
+func TestResumeAfterKill(t *testing.T) {
+	ref := newJob(t, tinyConfig(ModePopulation))
+	refRun, err := ref.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := jobOutcome(t, ref, refRun)
+	for _, at := range []string{"0 challenge", "1 propose", "1 evaluate"} {
+		t.Run(strings.ReplaceAll(at, " ", "_"), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "killed.db")
+			child := exec.Command(os.Args[0], "-test.run=^$")
+			child.Env = append(os.Environ(), "EVOLVE_TEST_JOB="+path, "EVOLVE_TEST_CACHE="+sharedCache)
+			out, err := child.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := child.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(out)
+			for sc.Scan() && sc.Text() != at {
+			}
+			child.Process.Signal(syscall.SIGKILL)
+			child.Wait()
+			j := newJobAt(t, path, tinyConfig(ModePopulation))
+			j.RunID = "run-1"
+			run, err := j.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := jobOutcome(t, j, run); got != want {
+				t.Fatalf("killed at %q and resumed:\n%s\nuninterrupted:\n%s", at, got, want)
+			}
+		})
+	}
+}

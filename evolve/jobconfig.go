@@ -1,0 +1,182 @@
+package evolve
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"policyevolve/pool"
+)
+
+// Modes of an evolution job.
+const (
+	// ModeChain is the paper's Algorithm 1: one lineage, an initial policy
+	// and Iterations refinements, each shown the previous source and
+	// feedback on it.
+	ModeChain = "chain"
+	// ModePopulation is PolicyEvolve's search: a global pool of elites
+	// rated by Elo, candidates from parents chosen by Pareto rank, local
+	// refinement against the critic, promotion above a win rate.
+	ModePopulation = "population"
+)
+
+// JobConfig is an evolution job's configuration, stored with the run (as
+// JSON) so that a resumed run does exactly what the interrupted one would
+// have. The zero value works once Planners is set: every field has a
+// default, set in WithDefaults.
+type JobConfig struct {
+	Mode string `json:"mode"`
+	// The environment: game, map (a built-in name or a map file), agents
+	// and episode length.
+	Game   string `json:"game"`
+	Map    string `json:"map,omitempty"`
+	Agents int    `json:"agents"`
+	Steps  int    `json:"steps"`
+	// Seed is the run seed: every random choice derives from it.
+	Seed uint64 `json:"seed"`
+	// EvalSeeds are the self-play seeds of every evaluation (the paper's
+	// |S| = 5); MatchSeeds the seeds of a candidate's matches.
+	EvalSeeds  []uint64 `json:"eval_seeds"`
+	MatchSeeds []uint64 `json:"match_seeds"`
+	// Iterations: in chain mode the refinements K after the initial
+	// policy (the paper's 3); in population mode the iterations.
+	Iterations int `json:"iterations"`
+	// Candidates per population iteration (M).
+	Candidates int `json:"candidates"`
+	// Feedback shown to the planner: sparse, dense or critic.
+	Feedback string `json:"feedback"`
+	// LocalRounds of local refinement per candidate before it challenges
+	// the pool (population mode; negative: none).
+	LocalRounds int `json:"local_rounds"`
+	// CrossoverRate is the share of candidates written by crossing two
+	// pool members rather than improving one (negative: none).
+	CrossoverRate float64 `json:"crossover_rate"`
+	// Planners names the planners, "grammar" or "llm:PROVIDER:MODEL"; with
+	// several, each proposal picks one by a UCB1 bandit.
+	Planners []string `json:"planners"`
+	// Pool rules: capacity, promotion threshold, opponent softmax
+	// temperature and opponents per candidate (n).
+	Pool pool.Config `json:"pool"`
+	// Workers bounds the episodes played at once (default: the CPUs);
+	// PlannerConcurrency the planner calls at once (default 1). Neither
+	// changes the results.
+	Workers            int `json:"workers"`
+	PlannerConcurrency int `json:"planner_concurrency"`
+	// Budgets: the job stops cleanly when one is reached (0: none).
+	MaxPlannerCalls int           `json:"max_planner_calls,omitempty"`
+	MaxCost         float64       `json:"max_cost,omitempty"`
+	MaxTokens       int           `json:"max_tokens,omitempty"`
+	MaxTime         time.Duration `json:"max_time,omitempty"`
+	// Critic writes the reflections: analytic (default) or llm.
+	Critic string `json:"critic,omitempty"`
+	// Backend of the sandbox (native, yaegi, auto); recorded, applied by
+	// whoever builds the sandbox.
+	Backend string `json:"backend,omitempty"`
+	// LLM holds the settings of LLM planners that a resumed run must
+	// repeat (they are part of every request's identity); no key is ever
+	// stored, only the name of the variable that holds it.
+	LLM map[string]string `json:"llm,omitempty"`
+}
+
+// Defaults, with the reasons for them.
+const (
+	// The paper's K = 3 refinements; ten population iterations finish in
+	// minutes with the offline planner.
+	DefaultChainIterations      = 3
+	DefaultPopulationIterations = 10
+	// M = 4 candidates an iteration, PolicyEvolve's order of magnitude.
+	DefaultCandidates = 4
+	// DECISIONS: local refinement is on, 2 rounds.
+	DefaultLocalRounds = 2
+	// A fifth of the candidates cross two parents: enough to mix niches,
+	// few enough that improvement stays the main operator.
+	DefaultCrossoverRate = 0.2
+)
+
+// WithDefaults returns c with every zero field set to its default.
+func (c JobConfig) WithDefaults() JobConfig {
+	if c.Mode == "" {
+		c.Mode = ModePopulation
+	}
+	if c.Game == "" {
+		c.Game = "gathering"
+	}
+	if c.Agents <= 0 {
+		c.Agents = 10
+	}
+	if c.Steps <= 0 {
+		c.Steps = 1000
+	}
+	if len(c.EvalSeeds) == 0 {
+		c.EvalSeeds = []uint64{0, 1, 2, 3, 4}
+	}
+	if len(c.MatchSeeds) == 0 {
+		c.MatchSeeds = []uint64{0}
+	}
+	c.EvalSeeds = slices.Compact(slices.Sorted(slices.Values(c.EvalSeeds)))
+	c.MatchSeeds = slices.Compact(slices.Sorted(slices.Values(c.MatchSeeds)))
+	if c.Iterations <= 0 {
+		c.Iterations = DefaultPopulationIterations
+		if c.Mode == ModeChain {
+			c.Iterations = DefaultChainIterations
+		}
+	}
+	if c.Candidates <= 0 {
+		c.Candidates = DefaultCandidates
+	}
+	if c.Feedback == "" {
+		c.Feedback = string(Critic)
+		if c.Mode == ModeChain {
+			c.Feedback = string(Dense)
+		}
+	}
+	if c.LocalRounds == 0 {
+		c.LocalRounds = DefaultLocalRounds
+	}
+	if c.CrossoverRate == 0 {
+		c.CrossoverRate = DefaultCrossoverRate
+	}
+	if len(c.Planners) == 0 {
+		c.Planners = []string{"grammar"}
+	}
+	c.Pool = c.Pool.WithDefaults()
+	if c.Workers <= 0 {
+		c.Workers = runtime.NumCPU()
+	}
+	if c.PlannerConcurrency <= 0 {
+		c.PlannerConcurrency = 1
+	}
+	if c.Critic == "" {
+		c.Critic = "analytic"
+	}
+	return c
+}
+
+// Validate reports a configuration that cannot run, in a sentence.
+func (c JobConfig) Validate() error {
+	var errs []error
+	if c.Mode != ModeChain && c.Mode != ModePopulation {
+		errs = append(errs, fmt.Errorf("mode %q: want chain or population", c.Mode))
+	}
+	if _, err := ParseFeedback(c.Feedback); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Critic != "analytic" && c.Critic != "llm" {
+		errs = append(errs, fmt.Errorf("critic %q: want analytic or llm", c.Critic))
+	}
+	if c.Agents < 2 && c.Mode == ModePopulation {
+		errs = append(errs, fmt.Errorf("population search plays matches: it needs at least 2 agents, not %d", c.Agents))
+	}
+	if c.CrossoverRate > 1 {
+		errs = append(errs, fmt.Errorf("crossover rate %v is above 1", c.CrossoverRate))
+	}
+	if c.MaxPlannerCalls < 0 || c.MaxCost < 0 || c.MaxTokens < 0 || c.MaxTime < 0 {
+		errs = append(errs, errors.New("budgets cannot be negative"))
+	}
+	if c.Pool.PromoteThreshold >= 1 {
+		errs = append(errs, fmt.Errorf("promotion threshold %v: no candidate could beat it", c.Pool.PromoteThreshold))
+	}
+	return errors.Join(errs...)
+}
