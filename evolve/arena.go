@@ -103,6 +103,8 @@ type Arena struct {
 	MatchSeeds []uint64
 	Pool       pool.Config
 	K          float64 // Elo K factor (default elo.DefaultK)
+	// PoolTag, when set, names a pool of its own (see GlobalPool).
+	PoolTag string
 	// Workers bounds the episodes played at once (default: the number of
 	// CPUs). Results do not depend on it: every episode is a pure function
 	// of its policies and seed, and results are gathered in seed order.
@@ -152,7 +154,14 @@ func (a *Arena) setDefaults() {
 }
 
 // GlobalPool is the name of this environment's global pool.
-func (a *Arena) GlobalPool() string { return store.GlobalPool(a.Env.Config) }
+// A PoolTag gives a run its own pool ("global/ENV#TAG"), apart from the
+// environment's shared one (compare runs each search from scratch).
+func (a *Arena) GlobalPool() string {
+	if a.PoolTag != "" {
+		return store.GlobalPool(a.Env.Config) + "#" + a.PoolTag
+	}
+	return store.GlobalPool(a.Env.Config)
+}
 
 // actor returns a fresh Actor for a stored policy: built-ins in-process,
 // sources through the sandbox (compiled once per Arena).
@@ -767,8 +776,33 @@ func (a *Arena) Trim(ctx context.Context) ([]string, error) {
 }
 
 // League plays a round robin among ids (every pair on every seed, matches
-// taken from the store when already played).
+// taken from the store when already played). The matches not stored yet
+// are played first, at once (as the Workers slots allow).
 func (a *Arena) League(ctx context.Context, ids []string, seeds []uint64) (*elo.League, error) {
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	for i := range ids {
+		for j := i + 1; j < len(ids); j++ {
+			for _, seed := range seeds {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if _, err := a.Match(ctx, ids[i], ids[j], seed); err != nil {
+						select {
+						case errs <- err:
+						default:
+						}
+					}
+				}()
+			}
+		}
+	}
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return nil, err
+	default:
+	}
 	return elo.RoundRobin(ctx, len(ids), seeds, func(ctx context.Context, i, j int, seed uint64) (*elo.Result, error) {
 		m, err := a.Match(ctx, ids[i], ids[j], seed)
 		if err != nil {

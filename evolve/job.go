@@ -118,7 +118,7 @@ func (j *Job) open(ctx context.Context) error {
 	}
 	j.env = env
 	j.arena = &Arena{Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
-		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, Workers: j.Config.Workers, Log: j.Log}
+		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Workers: j.Config.Workers, Log: j.Log}
 	if j.dedupe, err = loadDedupe(j.Store); err != nil {
 		return err
 	}

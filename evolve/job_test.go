@@ -97,12 +97,12 @@ func jobOutcome(t *testing.T, j *Job, run *store.Run) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "champion %s after %d iterations\n", run.Champion, run.Iterations)
 	err := j.Store.View(func(tx *store.Tx) error {
-		ms, err := tx.Members(store.GlobalPool(j.env.Config))
+		ms, err := tx.Members(j.arena.GlobalPool())
 		if err != nil {
 			return err
 		}
 		for _, m := range ms {
-			r, err := tx.Rating(store.GlobalPool(j.env.Config), m.Policy)
+			r, err := tx.Rating(j.arena.GlobalPool(), m.Policy)
 			if err != nil {
 				return err
 			}

@@ -59,6 +59,9 @@ type JobConfig struct {
 	// Pool rules: capacity, promotion threshold, opponent softmax
 	// temperature and opponents per candidate (n).
 	Pool pool.Config `json:"pool"`
+	// PoolTag gives the run a global pool of its own instead of the
+	// environment's shared one (compare starts every search from scratch).
+	PoolTag string `json:"pool_tag,omitempty"`
 	// Workers bounds the episodes played at once (default: the CPUs);
 	// PlannerConcurrency the planner calls at once (default 1). Neither
 	// changes the results.

@@ -25,16 +25,16 @@ type Config struct {
 	// Capacity of a global pool. 16 by default: room for the four
 	// baselines and a dozen elites, small enough that rating a candidate
 	// against a fair sample of it stays cheap.
-	Capacity int
+	Capacity int `json:"capacity"`
 	// PromoteThreshold is the win rate (draws count half) a candidate
 	// needs against its sampled opponents: 0.6 by default, PolicyEvolve's.
-	PromoteThreshold float64
+	PromoteThreshold float64 `json:"promote_threshold"`
 	// Temperature of the opponent softmax, in Elo points: 100 by default,
 	// so that an opponent rated 200 points higher is e² ≈ 7.4 times as
 	// likely to be drawn. Lower is greedier.
-	Temperature float64
+	Temperature float64 `json:"temperature"`
 	// Opponents sampled per candidate: 4 by default.
-	Opponents int
+	Opponents int `json:"opponents"`
 }
 
 // Defaults, as documented on Config.

@@ -26,6 +26,8 @@ type command struct {
 
 var commands = map[string]command{
 	"evolve":   {"run an evolution job: population search (default) or the paper's chain; resumable", cmdEvolve},
+	"compare":  {"chain against population search on the same budget of planner calls: a Table-1-style report", cmdCompare},
+	"runs":     {"list evolution runs, or show one with its iterations and candidates (ls, show)", cmdRuns},
 	"play":     {"run a built-in or source policy on a game and print the social metrics", cmdPlay},
 	"validate": {"check a policy source: rules, compilation, 50-step smoke test, determinism", cmdValidate},
 	"pool":     {"inspect and edit the pools of the store (ls, show, diff, lineage, export, import, rm)", cmdPool},

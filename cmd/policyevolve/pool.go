@@ -60,14 +60,16 @@ type poolListing struct {
 
 func cmdPoolLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var so storeOptions
-	var game, mapArg, sortBy string
+	var game, mapArg, sortBy, tag string
 	var agents int
 	var asJSON bool
 	fs := newFlagSet("pool ls", "[flags]", `
 List the global pools (one per environment) and their members: Elo and
 record from the pool's ratings, social metrics from each member's latest
 self-play evaluation on that environment. Safe to run while a job writes
-to the store.`, stdout)
+to the store. Runs with a pool of their own (compare's) are listed with
+--tag.`, stdout)
+	fs.StringVar(&tag, "tag", "", "list the pools of this tag (a run's own pool, e.g. compare's), or all")
 	so.register(fs)
 	fs.StringVar(&game, "game", "", "only pools of this game")
 	fs.StringVar(&mapArg, "map", "", "only pools on this map (a built-in name or a map file)")
@@ -114,6 +116,10 @@ to the store.`, stdout)
 		for _, name := range pools {
 			rest, ok := strings.CutPrefix(name, "global/")
 			if !ok {
+				continue
+			}
+			rest, poolTag, _ := strings.Cut(rest, "#")
+			if tag != "all" && poolTag != tag {
 				continue
 			}
 			parts := strings.Split(rest, "/")
@@ -174,7 +180,7 @@ func listPool(tx *store.Tx, name string) (poolListing, error) {
 	if err != nil {
 		return l, err
 	}
-	envKey := strings.TrimPrefix(name, "global/")
+	envKey, _, _ := strings.Cut(strings.TrimPrefix(name, "global/"), "#")
 	for _, m := range members {
 		row := poolRow{ID: m.Policy, Elo: 1200, Reason: m.Reason}
 		if p, err := tx.Policy(m.Policy); err == nil {
