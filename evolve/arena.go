@@ -111,6 +111,8 @@ type Arena struct {
 	Workers int
 	// Log receives one line per notable step; nil discards them.
 	Log func(format string, args ...any)
+	// Profile, when set, adds up the time spent compiling and playing.
+	Profile *Profile
 
 	once     sync.Once     // defaults
 	slots    chan struct{} // one per episode in play
@@ -163,19 +165,6 @@ func (a *Arena) GlobalPool() string {
 	return store.GlobalPool(a.Env.Config)
 }
 
-// actor returns a fresh Actor for a stored policy: built-ins in-process,
-// sources through the sandbox (compiled once per Arena).
-func (a *Arena) actor(ctx context.Context, id string) (envs.Actor, error) {
-	p, prog, err := a.program(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if prog == nil {
-		return builtinActor(p)
-	}
-	return prog.Actor(), nil
-}
-
 // program loads a stored policy and, for a source policy, its compiled
 // Program (nil for a built-in), compiled once per Arena.
 func (a *Arena) program(ctx context.Context, id string) (*store.Policy, *sandbox.Program, error) {
@@ -197,7 +186,9 @@ func (a *Arena) program(ctx context.Context, id string) (*store.Policy, *sandbox
 	a.mu.Unlock()
 	if prog == nil {
 		var err error
+		done := a.Profile.start(Compiling)
 		prog, err = a.Sandbox.Compile(ctx, []byte(p.Source))
+		done()
 		if err != nil {
 			return nil, nil, fmt.Errorf("policy %.12s: %w", id, err)
 		}
@@ -244,29 +235,39 @@ func (a *Arena) play(ctx context.Context, ids []string, side []int, seed uint64)
 	}
 	defer func() { <-a.slots }()
 	a.episodes.Add(1)
-	return a.playNow(ctx, ids, side, seed)
-}
-
-func (a *Arena) playNow(ctx context.Context, ids []string, side []int, seed uint64) (*envs.Result, error) {
-	cfg := envs.Config{Map: a.Env.Map, Agents: a.Env.Config.Agents, MaxSteps: a.Env.Config.MaxSteps}
-	if len(ids) == 1 {
-		if _, prog, err := a.program(ctx, ids[0]); err != nil {
+	// Load (and, the first time, compile) the policies before the clock
+	// of playing starts.
+	type loaded struct {
+		p    *store.Policy
+		prog *sandbox.Program
+	}
+	pols := make([]loaded, len(ids))
+	for s, id := range ids {
+		p, prog, err := a.program(ctx, id)
+		if err != nil {
 			return nil, err
-		} else if prog != nil {
-			return prog.SelfPlay(ctx, cfg, envs.Options{Seed: seed})
 		}
+		pols[s] = loaded{p, prog}
+	}
+	if a.Profile != nil {
+		a.Profile.episodes.Add(1)
+		defer a.Profile.start(Playing)()
+	}
+	cfg := envs.Config{Map: a.Env.Map, Agents: a.Env.Config.Agents, MaxSteps: a.Env.Config.MaxSteps}
+	if len(ids) == 1 && pols[0].prog != nil {
+		return pols[0].prog.SelfPlay(ctx, cfg, envs.Options{Seed: seed})
 	}
 	env, err := envs.New(cfg)
 	if err != nil {
 		return nil, err
 	}
 	seats := make([]envs.Seat, len(ids))
-	for s, id := range ids {
-		act, err := a.actor(ctx, id)
-		if err != nil {
+	for s, l := range pols {
+		if l.prog != nil {
+			seats[s].Actor = l.prog.Actor()
+		} else if seats[s].Actor, err = builtinActor(l.p); err != nil {
 			return nil, err
 		}
-		seats[s].Actor = act
 	}
 	for i, s := range side {
 		seats[s].Agents = append(seats[s].Agents, i)

@@ -31,7 +31,7 @@ func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.Planned
 	task := Task{Env: j.env, Run: j.RunID, Iteration: it.Index, Iterations: j.Config.Iterations, Sample: sample,
 		Seed: j.seedFor("task", it.Index, sample, pc.Seed), Feedback: Feedback(j.Config.Feedback)}
 	self := store.Origin{Run: j.RunID, Iteration: it.Index, Sample: sample, Operator: r.op}
-	loop := &FixLoop{Planner: planner, Sandbox: j.Sandbox, Store: j.Store, Log: j.Log, Screen: j.dedupe.screen(self)}
+	loop := &FixLoop{Planner: planner, Sandbox: j.Sandbox, Store: j.Store, Log: j.Log, Screen: j.dedupe.screen(self), Profile: j.profile}
 	var out *Outcome
 	var err error
 	switch r.op {
@@ -139,7 +139,9 @@ func (j *Job) reflect(ctx context.Context, iteration int, id string) ([]critic.R
 	if err != nil {
 		return nil, nil, err
 	}
+	done := j.profile.start(Planning)
 	rep, err := j.critic.Critique(ctx, d, source)
+	done()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -165,6 +167,9 @@ func (j *Job) record(ctx context.Context, id string, seed uint64) (*envs.Traject
 	cfg := envs.Config{Map: j.env.Map, Agents: j.env.Config.Agents, MaxSteps: j.env.Config.MaxSteps}
 	opt := envs.Options{Seed: seed, Record: true}
 	var res *envs.Result
+	j.arena.episodes.Add(1)
+	j.profile.episodes.Add(1)
+	defer j.profile.start(Playing)()
 	if prog != nil {
 		res, err = prog.SelfPlay(ctx, cfg, opt)
 	} else {

@@ -77,6 +77,7 @@ func (j *Job) chainHistory(i int) ([]string, error) {
 func (j *Job) chainStep(ctx context.Context, it *store.Iteration, history []string) error {
 	pc := it.Plan[0]
 	c := candidate(it, 0)
+	before := j.arena.Episodes() // the critic's, then the evaluation's
 	if c == nil {
 		j.emit(Event{Kind: EventPhase, Iteration: it.Index, Phase: "propose"})
 		r := request{op: pc.Operator}
@@ -105,7 +106,6 @@ func (j *Job) chainStep(ctx context.Context, it *store.Iteration, history []stri
 		return nil
 	}
 	j.emit(Event{Kind: EventPhase, Iteration: it.Index, Phase: "evaluate"})
-	before := j.arena.Episodes()
 	ev, err := j.arena.Evaluate(ctx, c.Policy)
 	if err != nil {
 		return err
@@ -166,6 +166,9 @@ func (j *Job) closeIteration(ctx context.Context, it *store.Iteration,
 	if err := j.saveRun(); err != nil {
 		return err
 	}
-	j.emit(Event{Kind: EventIterationDone, Iteration: it.Index, Champion: id, Best: &m, BestElo: e})
+	now := j.profile.Snapshot()
+	lap := now.Sub(j.lap)
+	j.lap = now
+	j.emit(Event{Kind: EventIterationDone, Iteration: it.Index, Champion: id, Best: &m, BestElo: e, Profile: &lap})
 	return nil
 }

@@ -34,7 +34,10 @@ type Event struct {
 	BestElo    float64          `json:"best_elo,omitempty"`
 	Usage      store.RunUsage   `json:"usage"`
 	Message    string           `json:"message,omitempty"`
-	Time       time.Time        `json:"time"`
+	// Profile is where the time went: in the iteration (iteration-done),
+	// in the whole job (done, stopped).
+	Profile *ProfileTotals `json:"profile,omitempty"`
+	Time    time.Time      `json:"time"`
 }
 
 // A Reporter receives a job's events. The job calls it from one goroutine

@@ -53,7 +53,12 @@ type Job struct {
 	run      *store.Run
 	started  time.Time
 	stop     atomic.Bool
+	profile  *Profile
+	lap      ProfileTotals // the profile when the iteration began
 }
+
+// Profile returns where the job's time has gone so far (zero before Run).
+func (j *Job) Profile() ProfileTotals { return j.profile.Snapshot() }
 
 // StopInterrupted is the StopReason of a run stopped by Stop.
 const StopInterrupted = "interrupted"
@@ -117,7 +122,8 @@ func (j *Job) open(ctx context.Context) error {
 		return err
 	}
 	j.env = env
-	j.arena = &Arena{Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
+	j.profile = NewProfile(j.Store)
+	j.arena = &Arena{Profile: j.profile, Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
 		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Workers: j.Config.Workers, Log: j.Log}
 	if j.dedupe, err = loadDedupe(j.Store); err != nil {
 		return err
@@ -199,11 +205,12 @@ func (j *Job) finish(err error) (*store.Run, error) {
 	if serr := j.saveRun(); serr != nil && err == nil {
 		err = serr
 	}
+	prof := j.Profile()
 	switch r.Status {
 	case store.StatusDone:
-		j.emit(Event{Kind: EventDone, Champion: r.Champion})
+		j.emit(Event{Kind: EventDone, Champion: r.Champion, Profile: &prof})
 	case store.StatusStopped:
-		j.emit(Event{Kind: EventStopped, Champion: r.Champion, Message: r.StopReason})
+		j.emit(Event{Kind: EventStopped, Champion: r.Champion, Message: r.StopReason, Profile: &prof})
 	}
 	return r, err
 }

@@ -77,6 +77,27 @@ func TestPopulationJob(t *testing.T) {
 		}
 	}
 	t.Logf("%d events, usage %+v", len(events), run.Usage)
+	// The profile accounts for every episode: the baselines' evaluations
+	// when the pool was seeded, then the iterations'.
+	prof := j.Profile()
+	t.Logf("profile: %s", prof)
+	if want := run.Usage.Episodes + len(Baselines)*len(j.Config.EvalSeeds); prof.Episodes != want {
+		t.Errorf("profile counts %d episodes, the run %d and the baselines %d", prof.Episodes, run.Usage.Episodes, want-run.Usage.Episodes)
+	}
+	for _, a := range []Activity{Planning, Checking, Compiling, Playing, Storing} {
+		if prof.Busy[a] <= 0 {
+			t.Errorf("no time spent %s: %s", a, prof)
+		}
+	}
+	var last *Event
+	for i := range events {
+		if events[i].Kind == EventIterationDone {
+			last = &events[i]
+		}
+	}
+	if last == nil || last.Profile == nil || last.Profile.Episodes <= 0 {
+		t.Errorf("the last iteration-done event has no profile: %+v", last)
+	}
 }
 
 func TestChainJob(t *testing.T) {

@@ -72,29 +72,49 @@ func (j *Job) plan(ctx context.Context, it *store.Iteration) error {
 	if err != nil {
 		return err
 	}
-	builtin := map[string]bool{}
+	// Parents: the pool's source members (a built-in has no code to
+	// show) and the run's own candidates of earlier iterations that were
+	// evaluated and challenged the pool, rated as their matches left them:
+	// a search whose candidates have not yet beaten the pool builds on its
+	// best work rather than starting over. Front by front, each front in a
+	// seeded order.
+	var sources []pool.Member
+	inPool := map[string]bool{}
+	for _, m := range members {
+		inPool[m.ID] = true
+	}
 	if err := j.Store.View(func(tx *store.Tx) error {
 		for _, m := range members {
 			p, err := tx.Policy(m.ID)
 			if err != nil {
 				return err
 			}
-			builtin[m.ID] = p.Builtin != ""
+			if p.Builtin == "" {
+				sources = append(sources, m)
+			}
+		}
+		its, err := tx.Iterations(j.RunID)
+		if err != nil {
+			return err
+		}
+		for _, ik := range its {
+			if ik.Index >= it.Index {
+				continue
+			}
+			for _, c := range ik.Candidates {
+				if (c.Status == store.CandidateRejected || c.Status == store.CandidatePromoted) && !inPool[c.Policy] {
+					inPool[c.Policy] = true // once, however often it came back
+					sources = append(sources, pool.Member{ID: c.Policy, Elo: c.Elo, Efficiency: c.Metrics.Efficiency,
+						Equality: c.Metrics.Equality, Sustainability: c.Metrics.Sustainability, Peace: c.Metrics.Peace})
+				}
+			}
 		}
 		return nil
 	}); err != nil {
 		return err
 	}
-	if err := j.exploitability(members); err != nil {
+	if err := j.exploitability(sources, members); err != nil {
 		return err
-	}
-	// Parents: source members (a built-in has no code to show), front by
-	// front, each front in a seeded order.
-	var sources []pool.Member
-	for _, m := range members {
-		if !builtin[m.ID] {
-			sources = append(sources, m)
-		}
 	}
 	rng := rand.New(rand.NewPCG(j.seedFor("plan", it.Index), 0))
 	var order []string
@@ -139,13 +159,13 @@ func (j *Job) plan(ctx context.Context, it *store.Iteration) error {
 	return j.saveIteration(it)
 }
 
-// exploitability sets each member's Exploitability from the matches
-// stored between members: the largest margin by which another member beat
-// it (DECISIONS: elo.League.Exploitability's measure, over the matches
-// played so far).
-func (j *Job) exploitability(members []pool.Member) error {
+// exploitability sets each policy's Exploitability from the matches
+// stored against the pool's members: the largest margin by which a member
+// beat it (DECISIONS: elo.League.Exploitability's measure, over the
+// matches played so far).
+func (j *Job) exploitability(members, against []pool.Member) error {
 	in := map[string]bool{}
-	for _, m := range members {
+	for _, m := range against {
 		in[m.ID] = true
 	}
 	return j.Store.View(func(tx *store.Tx) error {
@@ -234,6 +254,7 @@ func (j *Job) pickPlanners(iteration, n int) ([]string, error) {
 // proposeAll proposes every planned candidate not yet proposed, up to
 // PlannerConcurrency at once; each is recorded as soon as it is settled.
 func (j *Job) proposeAll(ctx context.Context, it *store.Iteration) error {
+	before := j.arena.Episodes()
 	var mu sync.Mutex // guards it
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.Config.PlannerConcurrency)
@@ -263,7 +284,12 @@ func (j *Job) proposeAll(ctx context.Context, it *store.Iteration) error {
 			return err
 		})
 	}
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	// The critic's recorded episodes and the local rounds' evaluations.
+	it.Usage.Episodes += j.arena.Episodes() - before
+	return j.saveIteration(it)
 }
 
 // proposeOne writes a candidate, refines it locally against the critic,

@@ -34,6 +34,8 @@ type FixLoop struct {
 	Screen func(ctx context.Context, src []byte) error
 	// Log receives one line per attempt; nil discards them.
 	Log func(format string, args ...any)
+	// Profile, when set, adds up the time spent planning and checking.
+	Profile *Profile
 }
 
 // Attempt is one proposal of a request and what became of it.
@@ -101,7 +103,9 @@ func (l *FixLoop) run(ctx context.Context, t Task, first func() (*Proposal, erro
 		return nil, err
 	}
 	out := &Outcome{}
+	done := l.Profile.start(Planning)
 	prop, err := first()
+	done()
 	for n := 1; ; n++ {
 		if err != nil {
 			return out, fmt.Errorf("%s, attempt %d: %w", l.Planner.Name(), n, err)
@@ -153,7 +157,9 @@ func (l *FixLoop) run(ctx context.Context, t Task, first func() (*Proposal, erro
 			return out, nil
 		}
 		// The planner is shown the problem as it would be after a resume.
+		done := l.Profile.start(Planning)
 		prop, err = l.Planner.Fix(ctx, FixRequest{Task: t, Failed: prop, Problem: DescribeProblem(problem), Attempt: n})
+		done()
 	}
 }
 
@@ -171,6 +177,7 @@ func (l *FixLoop) admit(ctx context.Context, src []byte, game ssd.Game) (*sandbo
 	})
 	switch {
 	case err == nil && a.OK:
+		defer l.Profile.start(Checking)()
 		prog, err := l.Sandbox.Compile(ctx, src)
 		if err != nil && !policyFailure(err) {
 			return nil, nil, fmt.Errorf("compile admitted policy: %w", err)
@@ -181,7 +188,9 @@ func (l *FixLoop) admit(ctx context.Context, src []byte, game ssd.Game) (*sandbo
 	case !errors.Is(err, store.ErrNotFound):
 		return nil, nil, err
 	}
+	done := l.Profile.start(Checking)
 	prog, problem := l.Sandbox.Check(ctx, src, game)
+	done()
 	if problem != nil && !policyFailure(problem) {
 		return nil, nil, fmt.Errorf("check proposal: %w", problem)
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -73,6 +74,7 @@ type Store struct {
 	path     string
 	opt      Options
 	mu       sync.RWMutex // one writer or many readers of this process at a time
+	busy     atomic.Int64 // nanoseconds spent in transactions, waits for the lock included
 	creating bool         // only Open may create the file
 }
 
@@ -192,7 +194,18 @@ func (s *Store) Update(fn func(*Tx) error) error {
 	})
 }
 
+// Busy is the time this Store's transactions have taken so far, waits
+// for the lock and the file included: what a job's profile counts as
+// storing.
+func (s *Store) Busy() time.Duration { return time.Duration(s.busy.Load()) }
+
+func (s *Store) timed() func() {
+	t := time.Now()
+	return func() { s.busy.Add(int64(time.Since(t))) }
+}
+
 func (s *Store) view(fn func(*bolt.Tx) error) error {
+	defer s.timed()()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	leave, err := s.enter(false)
@@ -212,6 +225,7 @@ func (s *Store) update(fn func(*bolt.Tx) error) error {
 	if s.opt.ReadOnly {
 		return fmt.Errorf("store %s is open read-only", s.path)
 	}
+	defer s.timed()()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	leave, err := s.enter(true)

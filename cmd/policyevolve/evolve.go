@@ -203,7 +203,8 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		}
 		return err
 	}
-	if err := printRunSummary(stdout, s, run, o.json, storeFlag(o.storeOptions)); err != nil {
+	prof := job.Profile()
+	if err := printRunSummary(stdout, s, run, &prof, o.json, storeFlag(o.storeOptions)); err != nil {
 		return err
 	}
 	if run.StopReason == evolve.StopInterrupted {
@@ -221,8 +222,9 @@ func storeFlag(o storeOptions) string {
 }
 
 // printRunSummary prints how a run ended: its champion with its metrics,
-// and the commands to look further.
-func printRunSummary(w io.Writer, s *store.Store, run *store.Run, asJSON bool, storeArg string) error {
+// where this process's time went (prof, when known), and the commands to
+// look further.
+func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *evolve.ProfileTotals, asJSON bool, storeArg string) error {
 	var ev *store.Evaluation
 	var cfg evolve.JobConfig
 	if err := json.Unmarshal(run.Config, &cfg); err != nil {
@@ -257,6 +259,9 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, asJSON bool, s
 	fmt.Fprintf(w, " after %d iteration(s); %d planner calls, %d LLM calls, $%.4f, %d episodes, %s\n",
 		run.Iterations, run.Usage.Proposals, run.Usage.LLMCalls, run.Usage.Cost, run.Usage.Episodes,
 		(time.Duration(run.Usage.WallSeconds) * time.Second).String())
+	if prof != nil && prof.Total() > 0 {
+		fmt.Fprintf(w, "time in this process, summed over workers: %s\n", prof)
+	}
 	if run.Champion == "" {
 		fmt.Fprintln(w, "no champion yet")
 	} else {

@@ -89,6 +89,9 @@ func (p *evolveProgress) Report(e evolve.Event) {
 			p.bar.Set(e.Iteration + 1)
 		} else {
 			fmt.Fprintf(p.w, "iteration %d/%d: %s — %s\n", e.Iteration+1, total, p.best, usage)
+			if e.Profile != nil {
+				fmt.Fprintf(p.w, "  time: %s\n", e.Profile)
+			}
 		}
 	case evolve.EventStopped:
 		p.line(fmt.Sprintf("%s stopped: %s", e.Run, e.Message))
