@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,7 +20,8 @@ var sharedCache string
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv("EVOLVE_TEST_JOB"); path != "" {
-		os.Exit(jobHost(path, os.Getenv("EVOLVE_TEST_CACHE")))
+		workers, _ := strconv.Atoi(os.Getenv("EVOLVE_TEST_WORKERS"))
+		os.Exit(jobHost(path, os.Getenv("EVOLVE_TEST_CACHE"), workers))
 	}
 	dir, err := os.MkdirTemp("", "policyevolve-evolve-test-")
 	if err != nil {

@@ -165,7 +165,7 @@ func TestJobWorkersDoNotChangeTheResult(t *testing.T) {
 
 // jobHost is TestResumeAfterKill's child: it runs the tiny job on the
 // store at path and prints each phase as it begins, to be killed there.
-func jobHost(path, cache string) int {
+func jobHost(path, cache string, workers int) int {
 	s, err := store.Open(path, store.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -176,7 +176,9 @@ func jobHost(path, cache string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	j := &Job{Config: tinyConfig(ModePopulation), Store: s, Sandbox: sb, Planner: grammarOnly}
+	cfg := tinyConfig(ModePopulation)
+	cfg.Workers = workers
+	j := &Job{Config: cfg, Store: s, Sandbox: sb, Planner: grammarOnly}
 	j.Events = ReporterFunc(func(e Event) {
 		if e.Kind == EventPhase {
 			fmt.Printf("%d %s\n", e.Iteration, e.Phase)
@@ -200,11 +202,16 @@ func TestResumeAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := jobOutcome(t, ref, refRun)
-	for _, at := range []string{"0 challenge", "1 propose", "1 evaluate"} {
-		t.Run(strings.ReplaceAll(at, " ", "_"), func(t *testing.T) {
+	for _, tc := range []struct {
+		at      string
+		workers int
+	}{{"0 challenge", 1}, {"1 propose", 4}, {"1 evaluate", 1}, {"1 evaluate", 4}} {
+		at := tc.at
+		t.Run(fmt.Sprintf("%s_%dworkers", strings.ReplaceAll(at, " ", "_"), tc.workers), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "killed.db")
 			child := exec.Command(os.Args[0], "-test.run=^$")
-			child.Env = append(os.Environ(), "EVOLVE_TEST_JOB="+path, "EVOLVE_TEST_CACHE="+sharedCache)
+			child.Env = append(os.Environ(), "EVOLVE_TEST_JOB="+path, "EVOLVE_TEST_CACHE="+sharedCache,
+				fmt.Sprintf("EVOLVE_TEST_WORKERS=%d", tc.workers))
 			out, err := child.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -217,7 +224,9 @@ func TestResumeAfterKill(t *testing.T) {
 			}
 			child.Process.Signal(syscall.SIGKILL)
 			child.Wait()
-			j := newJobAt(t, path, tinyConfig(ModePopulation))
+			cfg := tinyConfig(ModePopulation)
+			cfg.Workers = tc.workers
+			j := newJobAt(t, path, cfg)
 			j.RunID = "run-1"
 			run, err := j.Run(context.Background())
 			if err != nil {

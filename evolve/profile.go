@@ -138,3 +138,16 @@ func (t ProfileTotals) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(m)
 }
+
+// UnmarshalJSON reads what MarshalJSON writes; unknown keys are ignored.
+func (t *ProfileTotals) UnmarshalJSON(b []byte) error {
+	var m map[string]float64
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	*t = ProfileTotals{Episodes: int(m["episodes"])}
+	for a := range activities {
+		t.Busy[a] = time.Duration(m[a.String()+"_s"] * float64(time.Second))
+	}
+	return nil
+}
