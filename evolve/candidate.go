@@ -2,13 +2,9 @@ package evolve
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
-	"policyevolve/critic"
-	"policyevolve/envs"
 	"policyevolve/store"
 )
 
@@ -69,7 +65,7 @@ func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.Planned
 		if task.Feedback == Critic || planner.Name() == GrammarName {
 			// The critic's findings (and, for planners that act on
 			// numbers, its diagnostics).
-			if req.Reflections, req.Diagnostics, err = j.reflect(ctx, it.Index, r.parent); err != nil {
+			if req.Reflections, req.Diagnostics, err = j.arena.Reflect(ctx, r.parent, j.critic, j.RunID, it.Index); err != nil {
 				return nil, err
 			}
 			if task.Feedback != Critic {
@@ -85,119 +81,6 @@ func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.Planned
 		j.dedupe.add(out.Policy)
 	}
 	return out, nil
-}
-
-// reflect returns the critic's reflections on a policy's self-play and its
-// diagnostics: from the store when this critique was made before, else
-// from episodes recorded now (stored).
-func (j *Job) reflect(ctx context.Context, iteration int, id string) ([]critic.Reflection, *critic.Diagnostics, error) {
-	_, isLLM := j.critic.(*critic.LLM)
-	var found *store.Critique
-	err := j.Store.View(func(tx *store.Tx) error {
-		cs, err := tx.Critiques(id)
-		for i := range cs {
-			c := &cs[i]
-			if c.Level != string(Critic) || c.Env != j.env.Config || !slices.Equal(c.Seeds, j.Config.EvalSeeds) || len(c.Opponents) > 0 {
-				continue
-			}
-			if (isLLM && c.Run == j.RunID) || (!isLLM && c.Source == "analytic" && c.Fallback == "") {
-				found = c
-			}
-		}
-		return err
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	if found != nil {
-		var d critic.Diagnostics
-		if err := json.Unmarshal(found.Diagnostics, &d); err != nil {
-			return nil, nil, fmt.Errorf("critique %d of %.12s: %w", found.ID, id, err)
-		}
-		refl := make([]critic.Reflection, len(found.Reflections))
-		for i, r := range found.Reflections {
-			refl[i] = critic.Reflection(r)
-		}
-		return refl, &d, nil
-	}
-	var eps []critic.Episode
-	var source string
-	for _, seed := range j.Config.EvalSeeds {
-		tr, src, err := j.record(ctx, id, seed)
-		if err != nil {
-			return nil, nil, err
-		}
-		if tr != nil {
-			eps = append(eps, critic.Episode{Trajectory: tr})
-		}
-		source = src
-	}
-	if len(eps) == 0 {
-		return nil, nil, nil // it never played a step: nothing to say
-	}
-	d, err := critic.Diagnose(eps, critic.Config{})
-	if err != nil {
-		return nil, nil, err
-	}
-	done := j.profile.start(Planning)
-	rep, err := j.critic.Critique(ctx, d, source)
-	done()
-	if err != nil {
-		return nil, nil, err
-	}
-	rec, err := CritiqueRecord(id, Critic, d, rep)
-	if err != nil {
-		return nil, nil, err
-	}
-	rec.Run, rec.Iteration, rec.Env, rec.Seeds = j.RunID, iteration, j.env.Config, j.Config.EvalSeeds
-	if err := j.Store.Update(func(tx *store.Tx) error { return tx.AddCritique(rec) }); err != nil {
-		return nil, nil, err
-	}
-	return rep.Reflections, d, nil
-}
-
-// record plays a policy's self-play episode on seed with its trajectory
-// recorded (nil when it failed before its first step) and returns its
-// source ("" for a built-in).
-func (j *Job) record(ctx context.Context, id string, seed uint64) (*envs.Trajectory, string, error) {
-	p, prog, err := j.arena.program(ctx, id)
-	if err != nil {
-		return nil, "", err
-	}
-	cfg := envs.Config{Map: j.env.Map, Agents: j.env.Config.Agents, MaxSteps: j.env.Config.MaxSteps}
-	opt := envs.Options{Seed: seed, Record: true}
-	var res *envs.Result
-	j.arena.episodes.Add(1)
-	j.profile.episodes.Add(1)
-	defer j.profile.start(Playing)()
-	if prog != nil {
-		res, err = prog.SelfPlay(ctx, cfg, opt)
-	} else {
-		var act envs.Actor
-		if act, err = builtinActor(p); err != nil {
-			return nil, "", err
-		}
-		env, err2 := envs.New(cfg)
-		if err2 != nil {
-			return nil, "", err2
-		}
-		all := make([]int, cfg.Agents)
-		for i := range all {
-			all[i] = i
-		}
-		res, err = envs.Run(ctx, env, []envs.Seat{{Actor: act, Agents: all}}, opt)
-	}
-	if err != nil && !policyFailure(err) {
-		return nil, "", err
-	}
-	src := p.Source
-	if p.Builtin != "" {
-		src = ""
-	}
-	if res == nil || res.Trajectory == nil || len(res.Trajectory.Steps) == 0 {
-		return nil, src, nil
-	}
-	return res.Trajectory, src, nil
 }
 
 // outcomeUsage is what a request cost, as a candidate records it.

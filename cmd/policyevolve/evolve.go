@@ -62,7 +62,8 @@ resume; the second abandons the step in flight) and kill -9: resume with
 	o.cfg.Seed = 1
 	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds: N, A-B or a comma-separated list")
 	fs.StringVar(&o.matchSeeds, "match-seeds", "0", "seeds of each candidate's matches")
-	fs.IntVar(&o.cfg.Iterations, "iterations", 0, "population iterations (default 10), or chain refinements K (default 3)")
+	fs.IntVar(&o.cfg.Iterations, "iterations", 0, fmt.Sprintf("population iterations (default %d), or chain refinements K (default %d)",
+		evolve.DefaultPopulationIterations, evolve.DefaultChainIterations))
 	fs.IntVar(&o.cfg.Candidates, "candidates", evolve.DefaultCandidates, "candidates per population iteration (M)")
 	fs.IntVar(&o.cfg.Pool.Opponents, "opponents", 4, "opponents each candidate plays (n)")
 	fs.StringVar(&o.cfg.Feedback, "feedback", "", "feedback shown to the planner: sparse, dense or critic (default: critic for population, dense for chain)")

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"policyevolve/llm"
+	"policyevolve/store"
 )
 
 // testKey is the key the LLM tests hand the CLI; it must appear nowhere
@@ -170,6 +171,32 @@ func TestProposeReplay(t *testing.T) {
 		"--from", id[:10], "--feedback", "sparse"}, envFlags...)...)
 	if !strings.Contains(out, "(stored), improve by llm:replay:") || !strings.Contains(out, "from "+id[:12]) || !strings.Contains(out, "usage: 1 call(s)") {
 		t.Errorf("propose --from:\n%s", out)
+	}
+	// Improve it with the critic's reflections: the prompt carries them,
+	// and the critique is stored with the parent.
+	out, _ = cli(t, append([]string{"propose", "--store", st, "--llm", "replay:" + better, "--seeds", "0", "--step-timeout", "5s",
+		"--from", id[:10], "--feedback", "critic", "--sample", "1"}, envFlags...)...)
+	if !strings.Contains(out, "usage: 1 call(s)") {
+		t.Errorf("propose --feedback critic:\n%s", out)
+	}
+	s, err := store.Open(st, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []store.LLMCall
+	var crits []store.Critique
+	if err := s.View(func(tx *store.Tx) (err error) {
+		if calls, err = tx.LLMCalls(""); err != nil {
+			return err
+		}
+		crits, err = tx.Critiques(id)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	last := calls[len(calls)-1].Prompt
+	if !strings.Contains(last, "What a review of the current policy's episodes found") || len(crits) != 1 {
+		t.Errorf("%d critiques; the critic-level prompt:\n%s", len(crits), last)
 	}
 }
 

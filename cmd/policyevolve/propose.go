@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"policyevolve/critic"
 	"policyevolve/evolve"
 	"policyevolve/store"
 )
@@ -75,9 +76,6 @@ func runPropose(ctx context.Context, o proposeOptions, stdout, stderr io.Writer)
 	if err := o.check(); err != nil {
 		return err
 	}
-	if fb == evolve.Critic {
-		fmt.Fprintln(stderr, "propose: the trajectory critic is not built yet: critic feedback shows what dense shows")
-	}
 	ps, err := o.promptSet()
 	if err != nil {
 		return err
@@ -101,6 +99,11 @@ func runPropose(ctx context.Context, o proposeOptions, stdout, stderr io.Writer)
 	} else {
 		var req evolve.ImproveRequest
 		req, err = improveRequest(ctx, arena, task, o.from)
+		if err == nil && fb == evolve.Critic {
+			// The analytic critic's reflections on the parent's
+			// self-play (stored with it, reused next time).
+			req.Reflections, req.Diagnostics, err = arena.Reflect(ctx, req.Parent.Policy.ID, critic.Analytic{}, "", 0)
+		}
 		if err == nil {
 			out, err = loop.Improve(ctx, req)
 		}
