@@ -44,8 +44,9 @@ func checkTx(tx *bolt.Tx) []string {
 		return out
 	}
 	for _, name := range allBuckets {
-		// llm_keys came later; a writable open adds it to older stores.
-		if tx.Bucket(name) == nil && string(name) != string(bLLMKeys) {
+		// These came later; a writable open adds them to older stores.
+		later := string(name) == string(bLLMKeys) || string(name) == string(bIterations) || string(name) == string(bAdmissions)
+		if tx.Bucket(name) == nil && !later {
 			add("missing bucket %s", name)
 		}
 	}
@@ -187,6 +188,38 @@ func checkTx(tx *bolt.Tx) []string {
 			case !decode("llm_calls", v, tx.Bucket(bLLMCalls).Get(v), &c):
 			case c.Key != key || c.Run != run || c.Error != "":
 				add("llm_keys: entry %q points at call %d of run %q, key %.12s, error %q", k, c.ID, c.Run, c.Key, c.Error)
+			}
+			return nil
+		})
+	}
+	if its := tx.Bucket(bIterations); its != nil {
+		its.ForEach(func(k, v []byte) error {
+			var it Iteration
+			if !decode("iterations", k, v, &it) {
+				return nil
+			}
+			if string(k) != string(iterationKey(it.Run, it.Index)) {
+				add("iterations: record under %q is iteration %d of run %s", k, it.Index, it.Run)
+			}
+			if tx.Bucket(bRuns).Get([]byte(it.Run)) == nil {
+				add("iterations: iteration %d of unknown run %s", it.Index, it.Run)
+			}
+			if it.Champion != "" {
+				known("iterations", "a champion", it.Champion)
+			}
+			for _, c := range it.Candidates {
+				if c.Policy != "" {
+					known("iterations", "a candidate", c.Policy)
+				}
+			}
+			return nil
+		})
+	}
+	if ads := tx.Bucket(bAdmissions); ads != nil {
+		ads.ForEach(func(k, v []byte) error {
+			var a Admission
+			if decode("admissions", k, v, &a) && string(k) != string(admissionKey(a.Policy, a.Game)) {
+				add("admissions: record under %q is about %.12s in %s", k, a.Policy, a.Game)
 			}
 			return nil
 		})

@@ -403,6 +403,10 @@ func TestCheckFindsBrokenInvariants(t *testing.T) {
 		put(tx.Bucket(bPolicies), []byte("f00d"), &Policy{ID: "f00d", Source: "other"})
 		r, _ := tx.Bucket(bRatings).CreateBucketIfNotExists([]byte("global/x"))
 		put(r, []byte(a), &Rating{Policy: a, Pool: "global/x", Games: 2, Wins: 1})
+		put(tx.Bucket(bIterations), iterationKey("run-8", 0), &Iteration{Run: "run-8", Index: 0, Champion: "gone",
+			Candidates: []Candidate{{Policy: a}, {Policy: "lost"}}})
+		put(tx.Bucket(bIterations), iterationKey("run-9", 5), &Iteration{Run: "run-9", Index: 4})
+		put(tx.Bucket(bAdmissions), admissionKey(a, "cleanup"), &Admission{Policy: a, Game: "gathering"})
 		return tx.Bucket(bRuns).Put([]byte("run-9"), []byte("{not json"))
 	})
 	db.Close()
@@ -412,7 +416,9 @@ func TestCheckFindsBrokenInvariants(t *testing.T) {
 	}
 	all := strings.Join(problems, "\n")
 	for _, want := range []string{"unknown policy dead", "f00d is not the SHA-256 of its source",
-		"rated in global/x but not a member of it", "2 games but 1+0+0 results", `runs: record "run-9" does not decode`} {
+		"rated in global/x but not a member of it", "2 games but 1+0+0 results", `runs: record "run-9" does not decode`,
+		"iterations: iteration 0 of unknown run run-8", "a champion refers to unknown policy gone", "a candidate refers to unknown policy lost",
+		"is iteration 4 of run run-9", "admissions: record under"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("check missed %q in:\n%s", want, all)
 		}
