@@ -569,7 +569,12 @@ func TestCrashSafety(t *testing.T) {
 			}
 			close(lines)
 		}()
-		deadline := time.After(time.Duration(20+rng.IntN(180)) * time.Millisecond)
+		// Kill after a random number of commits plus a random delay, so
+		// that the kill lands anywhere in a write, however slowly a busy
+		// machine runs the child (a wall-clock deadline from its start
+		// could kill it before it wrote anything).
+		kill, n := 3+rng.IntN(10), 0
+		var killed <-chan time.Time
 	collect:
 		for {
 			select {
@@ -578,7 +583,10 @@ func TestCrashSafety(t *testing.T) {
 					break collect
 				}
 				committed[l] = true
-			case <-deadline:
+				if n++; n == kill {
+					killed = time.After(time.Duration(rng.IntN(3000)) * time.Microsecond)
+				}
+			case <-killed:
 				cmd.Process.Signal(syscall.SIGKILL)
 				for l := range lines {
 					committed[l] = true
