@@ -32,6 +32,7 @@ var commands = map[string]command{
 	"validate": {"check a policy source: rules, compilation, 50-step smoke test, determinism", cmdValidate},
 	"pool":     {"inspect and edit the pools of the store (ls, show, diff, lineage, export, import, rm)", cmdPool},
 	"match":    {"play two stored policies against each other", cmdMatch},
+	"invade":   {"seat k agents of policy A among policy B: does B resist invasion, does A free-ride", cmdInvade},
 	"league":   {"round robin of a global pool: ratings, payoff matrix, exploitability", cmdLeague},
 	"critique": {"play a policy, print the trajectory critic's diagnostics and ranked reflections", cmdCritique},
 	"store":    {"check or compact the store", cmdStore},

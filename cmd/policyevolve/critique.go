@@ -120,7 +120,7 @@ func runCritique(ctx context.Context, o critiqueOptions, stdout, stderr io.Write
 			return usagef("--vs: matches need at least 2 agents")
 		}
 	}
-	r := &resolver{o: &o, stderr: stderr}
+	r := &resolver{so: &o.storeOptions, sbo: &o.sandboxOptions, stderr: stderr}
 	me, err := r.player(ctx, o.target)
 	if err != nil {
 		return err
@@ -279,7 +279,8 @@ type player struct {
 // resolver turns ID|FILE.go|BUILTIN into players, opening the store and
 // the sandbox only when needed.
 type resolver struct {
-	o      *critiqueOptions
+	so     *storeOptions
+	sbo    *sandboxOptions
 	stderr io.Writer
 	sb     *sandbox.Sandbox
 	st     *store.Store
@@ -300,7 +301,7 @@ func (r *resolver) player(ctx context.Context, arg string) (*player, error) {
 		return r.compile(ctx, &player{name: arg, source: string(src)}, arg)
 	}
 	if r.st == nil {
-		s, err := r.o.storeOptions.open(readStore)
+		s, err := r.so.open(readStore)
 		if err != nil {
 			return nil, fmt.Errorf("%s is neither a built-in policy nor a FILE.go, so it must be a store id: %w", arg, err)
 		}
@@ -328,7 +329,7 @@ func (r *resolver) player(ctx context.Context, arg string) (*player, error) {
 // compile readies a source policy in the sandbox.
 func (r *resolver) compile(ctx context.Context, p *player, file string) (*player, error) {
 	if r.sb == nil {
-		sb, err := r.o.sandboxOptions.open(r.stderr)
+		sb, err := r.sbo.open(r.stderr)
 		if err != nil {
 			return nil, err
 		}
