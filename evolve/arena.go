@@ -382,7 +382,7 @@ func (a *Arena) Evaluate(ctx context.Context, id string) (*store.Evaluation, err
 			ev.Mean.Sustainability += sr.Metrics.Sustainability
 			ev.Mean.Peace += sr.Metrics.Peace
 		case policyFailure(err):
-			sr.Status, sr.Error = store.StatusFailed, err.Error()
+			sr.Status, sr.Error, sr.Kind = store.StatusFailed, err.Error(), FailureKind(err)
 			ev.Status = store.StatusFailed
 			if ev.Error == "" {
 				ev.Error = fmt.Sprintf("seed %d: %v", seed, err)

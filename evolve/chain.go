@@ -89,6 +89,7 @@ func (j *Job) chainStep(ctx context.Context, it *store.Iteration, history []stri
 			return err
 		}
 		nc := store.Candidate{Sample: 0, Attempts: len(out.Attempts), Usage: outcomeUsage(out), Status: store.CandidateProposed}
+		countRefusals(&nc, out)
 		if out.Policy == nil {
 			nc.Status, nc.Problem = refusal(out)
 		} else {
@@ -114,6 +115,7 @@ func (j *Job) chainStep(ctx context.Context, it *store.Iteration, history []stri
 	c.Metrics, c.Status = ev.Mean, store.CandidateEvaluated
 	if ev.Status != store.StatusOK {
 		c.Status, c.Problem = store.CandidateFailed, ev.Error
+		countFailures(c, ev)
 	}
 	if err := j.saveIteration(it); err != nil {
 		return err

@@ -312,6 +312,7 @@ func (j *Job) proposeOne(ctx context.Context, it *store.Iteration, pc store.Plan
 		return nil, err
 	}
 	c.Attempts, c.Usage = len(out.Attempts), outcomeUsage(out)
+	countRefusals(c, out)
 	if out.Policy == nil {
 		c.Status, c.Problem = refusal(out)
 		return c, nil
@@ -337,6 +338,7 @@ func (j *Job) proposeOne(ctx context.Context, it *store.Iteration, pc store.Plan
 		}
 		addUsage(&c.Usage, outcomeUsage(out))
 		c.Attempts += len(out.Attempts)
+		countRefusals(c, out)
 		if out.Policy == nil {
 			continue
 		}
@@ -347,6 +349,9 @@ func (j *Job) proposeOne(ctx context.Context, it *store.Iteration, pc store.Plan
 		ev, err := j.arena.Evaluate(ctx, out.Policy.ID)
 		if err != nil {
 			return nil, err
+		}
+		if ev.Status != store.StatusOK {
+			countFailures(c, ev)
 		}
 		if ev.Status == store.StatusOK && ev.Mean.Efficiency > best.Mean.Efficiency {
 			c.Policy, best = out.Policy.ID, ev
@@ -402,6 +407,7 @@ func (j *Job) evaluateAll(ctx context.Context, it *store.Iteration) error {
 		c.Metrics, c.Status = evs[k].Mean, store.CandidateEvaluated
 		if evs[k].Status != store.StatusOK {
 			c.Status, c.Problem = store.CandidateFailed, evs[k].Error
+			countFailures(c, evs[k])
 			j.emit(Event{Kind: EventCandidate, Iteration: it.Index, Candidate: c})
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"policyevolve/envs"
 	"policyevolve/sandbox"
+	"policyevolve/store"
 )
 
 // ErrDuplicate: a proposal is the same policy as one already stored, once
@@ -62,6 +64,56 @@ func DescribeProblem(err error) *Problem {
 		p.Kind, p.Summary = "runtime", "the policy failed: "+oneLine(err.Error())
 	}
 	return p
+}
+
+// FailureKind sorts the failure of a policy during an episode: tampered
+// (its replica of the game differed from the host's), slow (a step
+// deadline or the CPU budget), invalid-action, nondeterministic, or
+// runtime (a panic, a crash, anything else).
+func FailureKind(err error) string {
+	switch {
+	case errors.Is(err, envs.ErrTampered):
+		return "tampered"
+	case errors.Is(err, sandbox.ErrTimeout) || errors.Is(err, sandbox.ErrCPUBudget) || errors.Is(err, sandbox.ErrCost):
+		return "slow"
+	case errors.Is(err, sandbox.ErrInvalid) || errors.Is(err, envs.ErrNoAction):
+		return "invalid-action"
+	case errors.Is(err, sandbox.ErrNondeterministic):
+		return "nondeterministic"
+	}
+	return "runtime"
+}
+
+// countRefusals adds the kinds of an outcome's refused attempts to c.
+func countRefusals(c *store.Candidate, out *Outcome) {
+	for _, a := range out.Attempts {
+		if a.Problem != nil {
+			addRefusal(c, DescribeProblem(a.Problem).Kind)
+		}
+	}
+}
+
+// countFailures adds the kinds of an evaluation's failed seeds to c.
+func countFailures(c *store.Candidate, ev *store.Evaluation) {
+	if ev == nil {
+		return
+	}
+	for _, sr := range ev.PerSeed {
+		if sr.Status == store.StatusFailed {
+			kind := sr.Kind
+			if kind == "" {
+				kind = "runtime"
+			}
+			addRefusal(c, "self-play "+kind)
+		}
+	}
+}
+
+func addRefusal(c *store.Candidate, kind string) {
+	if c.Refusals == nil {
+		c.Refusals = map[string]int{}
+	}
+	c.Refusals[kind]++
 }
 
 func outputOf(pe *sandbox.PolicyError) string {

@@ -64,6 +64,7 @@ type SeedResult struct {
 	Seed    uint64    `json:"seed"`
 	Status  string    `json:"status"`
 	Error   string    `json:"error,omitempty"`
+	Kind    string    `json:"kind,omitempty"` // of a failure: tampered, slow, invalid-action, nondeterministic, runtime
 	Steps   int       `json:"steps"`
 	Metrics Metrics   `json:"metrics"`
 	Returns []float64 `json:"returns"`
@@ -206,12 +207,18 @@ type Candidate struct {
 	Problem  string `json:"problem,omitempty"`
 	Attempts int    `json:"attempts"`
 	// Local holds the versions local refinement tried, first to last.
-	Local   []string `json:"local,omitempty"`
-	Metrics Metrics  `json:"metrics"`
-	WinRate float64  `json:"win_rate"`
-	Games   int      `json:"games"`
-	Elo     float64  `json:"elo,omitempty"`
-	Usage   RunUsage `json:"usage"`
+	Local []string `json:"local,omitempty"`
+	// Refusals counts what went wrong on the way, by kind: each refused
+	// attempt (missing, invalid, nondeterministic, slow, runtime,
+	// duplicate) and each failed self-play seed ("self-play " + tampered,
+	// slow, invalid-action, nondeterministic or runtime) — whether hacks
+	// and failures appear without being asked for.
+	Refusals map[string]int `json:"refusals,omitempty"`
+	Metrics  Metrics        `json:"metrics"`
+	WinRate  float64        `json:"win_rate"`
+	Games    int            `json:"games"`
+	Elo      float64        `json:"elo,omitempty"`
+	Usage    RunUsage       `json:"usage"`
 }
 
 // Candidate statuses: first proposed and evaluated, then settled.

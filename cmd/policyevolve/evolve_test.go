@@ -174,7 +174,7 @@ func TestEvolveLLMReplay(t *testing.T) {
 			t.Fatalf("run %d: iterations %+v", r, its)
 		}
 		c := its[0].Candidates[0]
-		if c.Attempts != 2 || c.Status != store.CandidatePromoted || c.Games == 0 || c.WinRate <= 0.6 {
+		if c.Attempts != 2 || c.Status != store.CandidatePromoted || c.Games == 0 || c.WinRate <= 0.6 || c.Refusals["invalid"] != 1 || len(c.Refusals) != 1 {
 			t.Fatalf("run %d: candidate %+v", r, c)
 		}
 		if run.Champion != c.Policy || run.Usage.LLMCalls != 2 || run.Usage.Proposals != 2 { // the fix is a planner call too (DECISIONS)
@@ -204,6 +204,9 @@ func TestEvolveLLMReplay(t *testing.T) {
 		}
 		if !strings.Contains(p.Source, "ExploitAction") || p.Origin.Planner != "llm:replay:"+answers || p.Origin.Run != run.ID {
 			t.Errorf("policy %+v", p.Origin)
+		}
+		if out, _ := cli(t, "runs", "show", run.ID, "--store", db); !strings.Contains(out, "refused or failed on the way: invalid 1") {
+			t.Errorf("runs show does not count the refused attempt:\n%s", out)
 		}
 		champions = append(champions, run.Champion+" "+its[0].Candidates[0].Status)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -192,6 +194,9 @@ and the champion after it.`, stdout)
 				fmt.Fprintf(stdout, "  #%d: %s\n", pc.Sample, oneLine(c.Problem, 200))
 			}
 		}
+		if r := refusals(it.Candidates); r != "" {
+			fmt.Fprintf(stdout, "  refused or failed on the way: %s\n", r)
+		}
 		if it.Champion != "" {
 			fmt.Fprintf(stdout, "  champion %.12s: efficiency %.4f, equality %.4f, sustainability %.2f, peace %.3f",
 				it.Champion, it.Best.Efficiency, it.Best.Equality, it.Best.Sustainability, it.Best.Peace)
@@ -201,10 +206,40 @@ and the champion after it.`, stdout)
 			fmt.Fprintln(stdout)
 		}
 	}
+	var all []store.Candidate
+	for _, it := range its {
+		all = append(all, it.Candidates...)
+	}
+	if r := refusals(all); r != "" {
+		fmt.Fprintf(stdout, "\nrefused or failed in the run: %s\n", r)
+	}
 	if run.Status == store.StatusStopped {
 		fmt.Fprintf(stdout, "\nresume with: policyevolve evolve --resume %s%s\n", run.ID, storeFlag(o.storeOptions))
 	}
 	return nil
+}
+
+// refusals sums candidates' refused attempts and failed seeds by kind:
+// "invalid 3, self-play tampered 1", most frequent first.
+func refusals(cs []store.Candidate) string {
+	sum := map[string]int{}
+	for _, c := range cs {
+		for k, n := range c.Refusals {
+			sum[k] += n
+		}
+	}
+	kinds := slices.Collect(maps.Keys(sum))
+	slices.SortFunc(kinds, func(a, b string) int {
+		if d := sum[b] - sum[a]; d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, sum[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func candidateOf(it store.Iteration, k int) *store.Candidate {
