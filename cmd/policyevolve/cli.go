@@ -40,6 +40,7 @@ var commands = map[string]command{
 	"llm":      {"the language models the planner calls (ping)", cmdLLM},
 	"propose":  {"ask a model for one policy, check it (fixing up to 3 times), store and evaluate it", cmdPropose},
 	"qlearn":   {"train the paper's tabular Q-learning baseline (qlearn train)", cmdQLearn},
+	"transfer": {"play a policy on every map of its game: a generalisation table", cmdTransfer},
 	"tune":     {"tune a policy's numeric constants against self-play; kept only if it wins on held-out seeds", cmdTune},
 }
 

@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"policyevolve/envs"
+	"policyevolve/envs/ssd"
 	"policyevolve/evolve"
 	"policyevolve/store"
 )
@@ -90,11 +92,15 @@ func iterationsPlanned(cfg evolve.JobConfig) int {
 	return cfg.Iterations
 }
 
+// mapName is the map a run plays: its --map, else its game's paper map.
 func mapName(cfg evolve.JobConfig) string {
-	if cfg.Map == "" {
-		return "default"
+	if cfg.Map != "" {
+		return cfg.Map
 	}
-	return cfg.Map
+	if g, err := ssd.ParseGame(cfg.Game); err == nil {
+		return envs.DefaultMap(g)
+	}
+	return "default"
 }
 
 func cmdRunsShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
