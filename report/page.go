@@ -141,8 +141,8 @@ func newRunPage(r *Run) *runPage {
 		{"started", rec.Started.Local().Format(time.DateTime) + ", updated " + rec.Updated.Local().Format(time.DateTime)},
 	}
 	if cfg.Mode == evolve.ModePopulation {
-		p.Summary = append(p.Summary[:5], append([]field{{"search", fmt.Sprintf("%d candidates an iteration, %d local rounds, crossover rate %g, pool of %d, promotion above %g",
-			cfg.Candidates, max(cfg.LocalRounds, 0), math.Max(cfg.CrossoverRate, 0), cfg.Pool.Capacity, cfg.Pool.PromoteThreshold)}}, p.Summary[5:]...)...)
+		p.Summary = slices.Insert(p.Summary, 5, field{"search", fmt.Sprintf("%d candidates an iteration, %d local rounds, crossover rate %g, pool of %d, promotion above %g",
+			cfg.Candidates, max(cfg.LocalRounds, 0), math.Max(cfg.CrossoverRate, 0), cfg.Pool.Capacity, cfg.Pool.PromoteThreshold)})
 	}
 	if cid := comparisonOf(cfg.PoolTag); cid != "" {
 		p.Summary = append(p.Summary, field{"comparison", cid + " (below)"})
@@ -201,6 +201,10 @@ func selfPlayed(status string) bool {
 	return status == store.CandidateEvaluated || status == store.CandidateRejected || status == store.CandidatePromoted
 }
 
+// The Elo chart is a little larger than the others (it has more lines),
+// not so much that a phone shrinks its text out of reach.
+const eloW, eloH = 420, 250
+
 func (p *runPage) eloChart(r *Run) {
 	if r.Elo == nil {
 		p.EloNote = "A chain plays no matches: it has no pool and no Elo. Its champion is the policy with the best self-play efficiency."
@@ -226,7 +230,7 @@ func (p *runPage) eloChart(r *Run) {
 	series = append(series,
 		Series{Name: "median", Class: "s2", Values: h.Median, Dots: true, Legend: true},
 		Series{Name: "champion", Class: "s0", Values: h.Champion, Dots: true, Legend: true})
-	c := lineChart("Elo of "+r.Pool, "iteration", h.Labels, series, 560, 260)
+	c := lineChart("Elo of "+r.Pool, "iteration", h.Labels, series, eloW, eloH)
 	c.Legend = append([]LegendItem{{Class: "member", Color: memberColors[0], Label: "each member"}}, c.Legend...)
 	if len(h.Evicted) > 0 {
 		c.Legend = append(c.Legend, LegendItem{Class: "evicted", Label: "evicted since (Elo when promoted)"})

@@ -33,8 +33,8 @@ type Run struct {
 	Iterations []store.Iteration
 	// Pool is the run's global pool ("" for a chain, which has none).
 	Pool string
-	// Members is the final pool (a chain's policies for a chain run),
-	// best first.
+	// Members is the final pool, best rated first; for a chain, which
+	// has no pool, the policy of each iteration in order.
 	Members []Member
 	// Elo is the pool's Elo per iteration (nil for a chain).
 	Elo *EloHistory
