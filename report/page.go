@@ -23,8 +23,7 @@ type page struct {
 }
 
 type runPage struct {
-	ID         string
-	InProgress string // why the page may be incomplete, or ""
+	Banner     string // a run not done: in progress, stopped or failed
 	Summary    []field
 	Metrics    []*Chart
 	Elo        *Chart
@@ -53,11 +52,11 @@ type replayPage struct {
 }
 
 type poolRow struct {
-	ID, Short, Name                    string
-	Elo, Record                        string
-	Eff, Equality, Sustainability, Pea string
-	Origin, Reason                     string
-	Champion                           bool
+	ID, Short, Name                      string
+	Elo, Record                          string
+	Eff, Equality, Sustainability, Peace string
+	Origin, Reason                       string
+	Champion                             bool
 }
 
 type iterRow struct {
@@ -113,15 +112,15 @@ func newPage(r *Report) *page {
 
 func newRunPage(r *Run) *runPage {
 	rec, cfg := r.Record, r.Config
-	p := &runPage{ID: rec.ID}
+	p := &runPage{}
 	switch rec.Status {
 	case store.StatusRunning:
-		p.InProgress = "The run is in progress (or was killed): this page shows what it had stored by " +
+		p.Banner = "The run is in progress (or was killed): this page shows what it had stored by " +
 			rec.Updated.Local().Format(time.DateTime) + "."
 	case store.StatusStopped:
-		p.InProgress = "The run stopped (" + rec.StopReason + "); resume it with policyevolve evolve --resume " + rec.ID + "."
+		p.Banner = "The run stopped (" + rec.StopReason + "); resume it with policyevolve evolve --resume " + rec.ID + "."
 	case store.StatusFailed:
-		p.InProgress = "The run failed: " + rec.Error
+		p.Banner = "The run failed: " + rec.Error
 	}
 	status := rec.Status
 	if rec.StopReason != "" {

@@ -109,14 +109,14 @@ func (p *runPage) pool(r *Run) {
 	}
 	for _, m := range r.Members {
 		row := poolRow{ID: m.Policy.ID, Short: short(m.Policy.ID, 12), Name: m.Policy.Name, Elo: "–", Record: "–",
-			Eff: "–", Equality: "–", Sustainability: "–", Pea: "–",
+			Eff: "–", Equality: "–", Sustainability: "–", Peace: "–",
 			Origin: origin(m.Policy.Origin, r.Local[m.Policy.ID]), Reason: m.Reason, Champion: m.Champion}
 		if m.Rated {
 			row.Elo, row.Record = fmt.Sprintf("%.1f", m.Elo), fmt.Sprintf("%d/%d/%d", m.Wins, m.Draws, m.Losses)
 		}
 		if m.Evaluated {
 			row.Eff, row.Equality = fmt.Sprintf("%.3f", m.Metrics.Efficiency), fmt.Sprintf("%.3f", m.Metrics.Equality)
-			row.Sustainability, row.Pea = fmt.Sprintf("%.1f", m.Metrics.Sustainability), fmt.Sprintf("%.2f", m.Metrics.Peace)
+			row.Sustainability, row.Peace = fmt.Sprintf("%.1f", m.Metrics.Sustainability), fmt.Sprintf("%.2f", m.Metrics.Peace)
 			if m.Failed {
 				row.Eff += " (failed)"
 			}

@@ -71,7 +71,7 @@ var ErrNotFound = errors.New("not found")
 
 // Load reads the run or comparison id from s, in one read-only
 // transaction. A comparison id starts with "cmp-" (as compare names
-// them; runs ls shows a run's pool tag); anything else is a run id.
+// them; runs show prints a run's pool tag); anything else is a run id.
 func Load(s *store.Store, id string) (*Report, error) {
 	r := &Report{Store: s.Path(), Generated: time.Now()}
 	err := s.View(func(tx *store.Tx) error {
