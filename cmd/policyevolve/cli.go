@@ -37,6 +37,7 @@ var commands = map[string]command{
 	"critique": {"play a policy, print the trajectory critic's diagnostics and ranked reflections", cmdCritique},
 	"store":    {"check or compact the store", cmdStore},
 	"render":   {"draw an episode as an animated GIF or as PNG frames", cmdRender},
+	"report":   {"write a run (or a comparison) as one self-contained HTML page: charts, lineage, pool, champion", cmdReport},
 	"llm":      {"the language models the planner calls (ping)", cmdLLM},
 	"propose":  {"ask a model for one policy, check it (fixing up to 3 times), store and evaluate it", cmdPropose},
 	"qlearn":   {"train the paper's tabular Q-learning baseline (qlearn train)", cmdQLearn},
