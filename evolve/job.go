@@ -16,10 +16,10 @@ import (
 	"policyevolve/store"
 )
 
-// Job is an evolution job: a chain or a population search that runs for
-// hours, keeps everything in the store, survives kill -9 and resumes where
-// it stopped. Its lifecycle is Run; Stop asks it to stop at the next safe
-// point.
+// Job is an evolution job: a chain, a population search or GEPA-style
+// prompt evolution that runs for hours, keeps everything in the store,
+// survives kill -9 and resumes where it stopped. Its lifecycle is Run; Stop
+// asks it to stop at the next safe point.
 //
 // Determinism: every random choice derives from the run seed; an
 // iteration's plan (parents, opponents, planners) is made once and stored
@@ -82,6 +82,8 @@ func (j *Job) Run(ctx context.Context) (*store.Run, error) {
 	switch j.Config.Mode {
 	case ModeChain:
 		err = j.chain(ctx)
+	case ModeGEPA:
+		err = j.gepa(ctx)
 	default:
 		err = j.population(ctx)
 	}

@@ -163,8 +163,9 @@ func TestJobWorkersDoNotChangeTheResult(t *testing.T) {
 	}
 }
 
-// jobHost is TestResumeAfterKill's child: it runs the tiny job on the
-// store at path and prints each phase as it begins, to be killed there.
+// jobHost is TestResumeAfterKill's child: it runs the tiny job (GEPA's
+// with EVOLVE_TEST_MODE=gepa) on the store at path and prints each phase
+// as it begins, to be killed there.
 func jobHost(path, cache string) int {
 	s, err := store.Open(path, store.Options{})
 	if err != nil {
@@ -176,7 +177,11 @@ func jobHost(path, cache string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	j := &Job{Config: tinyConfig(ModePopulation), Store: s, Sandbox: sb, Planner: grammarOnly}
+	cfg := tinyConfig(ModePopulation)
+	if os.Getenv("EVOLVE_TEST_MODE") == ModeGEPA {
+		cfg = gepaConfig()
+	}
+	j := &Job{Config: cfg, Store: s, Sandbox: sb, Planner: grammarOnly}
 	j.Events = ReporterFunc(func(e Event) {
 		if e.Kind == EventPhase {
 			fmt.Printf("%d %s\n", e.Iteration, e.Phase)
@@ -203,20 +208,7 @@ func TestResumeAfterKill(t *testing.T) {
 	for _, at := range []string{"0 challenge", "1 propose", "1 evaluate"} {
 		t.Run(strings.ReplaceAll(at, " ", "_"), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "killed.db")
-			child := exec.Command(os.Args[0], "-test.run=^$")
-			child.Env = append(os.Environ(), "EVOLVE_TEST_JOB="+path, "EVOLVE_TEST_CACHE="+sharedCache)
-			out, err := child.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := child.Start(); err != nil {
-				t.Fatal(err)
-			}
-			sc := bufio.NewScanner(out)
-			for sc.Scan() && sc.Text() != at {
-			}
-			child.Process.Signal(syscall.SIGKILL)
-			child.Wait()
+			killChildAt(t, path, ModePopulation, at)
 			j := newJobAt(t, path, tinyConfig(ModePopulation))
 			j.RunID = "run-1"
 			run, err := j.Run(context.Background())
@@ -228,4 +220,25 @@ func TestResumeAfterKill(t *testing.T) {
 			}
 		})
 	}
+}
+
+// killChildAt runs jobHost on the store at path in a child process, in
+// mode, and kills it with SIGKILL when it prints the phase at ("1
+// propose").
+func killChildAt(t *testing.T, path, mode, at string) {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "EVOLVE_TEST_JOB="+path, "EVOLVE_TEST_CACHE="+sharedCache, "EVOLVE_TEST_MODE="+mode)
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && sc.Text() != at {
+	}
+	child.Process.Signal(syscall.SIGKILL)
+	child.Wait()
 }
