@@ -22,6 +22,9 @@ type request struct {
 	// planner, when set, writes instead of the plan's planner (GEPA: the
 	// planner under a candidate's guidance).
 	planner Planner
+	// known accepts a policy written before instead of refusing it as a
+	// duplicate (GEPA scores whatever a prompt makes the planner write).
+	known bool
 }
 
 // propose runs one request through the fix loop: the planner's operator,
@@ -38,6 +41,9 @@ func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.Planned
 		Seed: j.seedFor("task", it.Index, sample, pc.Seed), Feedback: Feedback(j.Config.Feedback)}
 	self := store.Origin{Run: j.RunID, Iteration: it.Index, Sample: sample, Operator: r.op}
 	loop := &FixLoop{Planner: planner, Sandbox: j.Sandbox, Store: j.Store, Log: j.Log, Screen: j.dedupe.screen(self), Profile: j.profile}
+	if r.known {
+		loop.Screen = nil
+	}
 	var out *Outcome
 	var err error
 	switch r.op {

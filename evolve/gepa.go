@@ -194,9 +194,11 @@ func (j *Job) gepaReflect(ctx context.Context, base GuidedPlanner, it *store.Ite
 }
 
 // gepaWrite has the planner write the iteration's policy under its
-// candidate's guidance, and evaluates it. A reflection that gave no
-// guidance leaves the candidate refused; a budget reached since the
-// reflection leaves it unwritten (the run stops).
+// candidate's guidance, and evaluates it. A policy written before (by
+// this run or another) is not refused as a duplicate: GEPA scores what a
+// prompt makes the planner write. A reflection that gave no guidance
+// leaves the candidate refused; a budget reached since the reflection
+// leaves it unwritten (the run stops).
 func (j *Job) gepaWrite(ctx context.Context, base GuidedPlanner, it *store.Iteration) error {
 	if c := candidate(it, 0); c == nil {
 		if it.Prompt.Problem != "" {
@@ -213,7 +215,7 @@ func (j *Job) gepaWrite(ctx context.Context, base GuidedPlanner, it *store.Itera
 	if err != nil {
 		return fmt.Errorf("gepa: candidate %d: %w", it.Prompt.ID, err)
 	}
-	return j.chainStep(ctx, it, request{op: OpInit, planner: guided})
+	return j.chainStep(ctx, it, request{op: OpInit, planner: guided, known: true})
 }
 
 // gepaScore records the candidate's per-seed scores, whether it joins the

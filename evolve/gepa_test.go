@@ -530,3 +530,24 @@ func TestGrammarReflect(t *testing.T) {
 		t.Errorf("prose guidance for the grammar: %v", err)
 	}
 }
+
+// TestGEPAScoresKnownPolicies: guidance that leads to a policy written
+// before is scored by that policy, not refused as a duplicate (the
+// recording planner fails the test if asked to fix).
+func TestGEPAScoresKnownPolicies(t *testing.T) {
+	p := newRecordingPlanner()
+	p.reflections = []string{"stand still too"}
+	p.policies["stand still too"] = standSrc
+	j := gepaJob(t, filepath.Join(t.TempDir(), "gepa.db"), p)
+	j.Config.Iterations = 1
+	run, err := j.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	its := gepaIterations(t, j, run.ID)
+	c0, c1 := candidate(&its[0], 0), candidate(&its[1], 0)
+	if c1.Status != store.CandidateEvaluated || c1.Policy != c0.Policy || its[1].Prompt.Accepted ||
+		!slices.Equal(its[1].Prompt.Scores, its[0].Prompt.Scores) || run.Usage.Proposals != 3 {
+		t.Errorf("candidate 1 %+v %+v after %+v; %d calls", c1, its[1].Prompt, c0, run.Usage.Proposals)
+	}
+}
