@@ -14,14 +14,8 @@ import (
 // the best mean per-agent reward (efficiency).
 func (j *Job) chain(ctx context.Context) error {
 	for i := j.run.Iterations; i <= j.Config.Iterations; i++ {
-		if err := j.refreshUsage(); err != nil {
-			return err
-		}
-		if j.shouldStop() {
-			return nil
-		}
-		it, err := j.loadIteration(i)
-		if err != nil {
+		it, err := j.beginIteration(i)
+		if err != nil || it == nil {
 			return err
 		}
 		history, err := j.chainHistory(i)

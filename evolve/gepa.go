@@ -39,14 +39,8 @@ func (j *Job) gepa(ctx context.Context) error {
 		return fmt.Errorf("gepa: planner %s cannot write under strategy guidance", spec)
 	}
 	for i := j.run.Iterations; i <= j.Config.Iterations; i++ {
-		if err := j.refreshUsage(); err != nil {
-			return err
-		}
-		if j.shouldStop() {
-			return nil
-		}
-		it, err := j.loadIteration(i)
-		if err != nil {
+		it, err := j.beginIteration(i)
+		if err != nil || it == nil {
 			return err
 		}
 		if it.Prompt == nil {

@@ -457,27 +457,7 @@ func TestParetoFrontAndParent(t *testing.T) {
 // with SIGKILL while it reflects, writes or evaluates resumes and ends as
 // an uninterrupted run of the same seed does.
 func TestGEPAResumeAfterKill(t *testing.T) {
-	ref := newJob(t, gepaConfig())
-	refRun, err := ref.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := gepaOutcome(t, ref, refRun)
-	for _, at := range []string{"1 reflect", "2 propose", "3 evaluate"} {
-		t.Run(strings.ReplaceAll(at, " ", "_"), func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "killed.db")
-			killChildAt(t, path, ModeGEPA, at)
-			j := newJobAt(t, path, gepaConfig())
-			j.RunID = "run-1"
-			run, err := j.Run(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := gepaOutcome(t, j, run); got != want {
-				t.Fatalf("killed at %q and resumed:\n%s\nuninterrupted:\n%s", at, got, want)
-			}
-		})
-	}
+	resumeAfterKill(t, ModeGEPA, gepaConfig(), gepaOutcome, "1 reflect", "2 propose", "3 evaluate")
 }
 
 // TestGEPACriticFeedback: the richer variant (DECISIONS: a flag, a

@@ -334,6 +334,18 @@ func (j *Job) game() ssd.Game {
 	return g
 }
 
+// beginIteration brings the usage up to date and, unless the job is to
+// stop (then nil), returns iteration i as stored, or a fresh one.
+func (j *Job) beginIteration(i int) (*store.Iteration, error) {
+	if err := j.refreshUsage(); err != nil {
+		return nil, err
+	}
+	if j.shouldStop() {
+		return nil, nil
+	}
+	return j.loadIteration(i)
+}
+
 // loadIteration returns the stored iteration, or a fresh one.
 func (j *Job) loadIteration(i int) (*store.Iteration, error) {
 	var it *store.Iteration

@@ -199,23 +199,31 @@ func jobHost(path, cache string) int {
 // with the same champion, pool and ratings as an uninterrupted run of the
 // same seed.
 func TestResumeAfterKill(t *testing.T) {
-	ref := newJob(t, tinyConfig(ModePopulation))
+	resumeAfterKill(t, ModePopulation, tinyConfig(ModePopulation), jobOutcome, "0 challenge", "1 propose", "1 evaluate")
+}
+
+// resumeAfterKill runs a job of cfg to its end, then, for each phase of
+// ats, kills the same job (jobHost in mode) there, resumes it, and
+// requires the same outcome.
+func resumeAfterKill(t *testing.T, mode string, cfg JobConfig, outcome func(*testing.T, *Job, *store.Run) string, ats ...string) {
+	t.Helper()
+	ref := newJob(t, cfg)
 	refRun, err := ref.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := jobOutcome(t, ref, refRun)
-	for _, at := range []string{"0 challenge", "1 propose", "1 evaluate"} {
+	want := outcome(t, ref, refRun)
+	for _, at := range ats {
 		t.Run(strings.ReplaceAll(at, " ", "_"), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "killed.db")
-			killChildAt(t, path, ModePopulation, at)
-			j := newJobAt(t, path, tinyConfig(ModePopulation))
+			killChildAt(t, path, mode, at)
+			j := newJobAt(t, path, cfg)
 			j.RunID = "run-1"
 			run, err := j.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := jobOutcome(t, j, run); got != want {
+			if got := outcome(t, j, run); got != want {
 				t.Fatalf("killed at %q and resumed:\n%s\nuninterrupted:\n%s", at, got, want)
 			}
 		})
