@@ -47,7 +47,8 @@ and --iterations refinements shown sparse, dense or critic feedback.
 it evolves the strategy guidance of the planner's system prompt — a seed
 candidate, then --iterations reflections (each reads a parent's policy
 and its reward per seed, sparse by default as in the paper, and counts as
-a planner call) — keeping a Pareto front over the evaluation seeds.
+a planner call) — keeping a Pareto front over the evaluation seeds; it
+takes one planner.
 
 Without --llm the offline grammar planner writes the policies (no key, no
 network). --llm may be given several times: a UCB1 bandit then picks the
