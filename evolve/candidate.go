@@ -15,12 +15,21 @@ type request struct {
 	history      []string // chain: earlier iterations' policies, oldest first
 	inspirations []string
 	mate         string // crossover
+	// planner, when set, writes instead of the plan's planner (GEPA: the
+	// planner under a candidate's guidance).
+	planner Planner
+	// known accepts a policy written before instead of refusing it as a
+	// duplicate (GEPA scores whatever a prompt makes the planner write).
+	known bool
 }
 
 // propose runs one request through the fix loop: the planner's operator,
 // admission (stored verdicts), the duplicate screen, storage.
 func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.PlannedCandidate, sample int, r request) (*Outcome, error) {
 	planner := j.planners[pc.Planner]
+	if r.planner != nil {
+		planner = r.planner
+	}
 	if planner == nil {
 		return nil, fmt.Errorf("iteration %d: no planner %q", it.Index, pc.Planner)
 	}
@@ -28,6 +37,9 @@ func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.Planned
 		Seed: j.seedFor("task", it.Index, sample, pc.Seed), Feedback: Feedback(j.Config.Feedback)}
 	self := store.Origin{Run: j.RunID, Iteration: it.Index, Sample: sample, Operator: r.op}
 	loop := &FixLoop{Planner: planner, Sandbox: j.Sandbox, Store: j.Store, Log: j.Log, Screen: j.dedupe.screen(self), Profile: j.profile}
+	if r.known {
+		loop.Screen = nil
+	}
 	var out *Outcome
 	var err error
 	switch r.op {
@@ -88,8 +100,13 @@ func outcomeUsage(out *Outcome) store.RunUsage {
 	if out == nil {
 		return store.RunUsage{}
 	}
-	return store.RunUsage{Proposals: len(out.Attempts), LLMCalls: out.Usage.LLMCalls, InputTokens: out.Usage.InputTokens,
-		OutputTokens: out.Usage.OutputTokens, ReasoningTokens: out.Usage.ReasoningTokens, Cost: out.Usage.Cost}
+	return runUsage(len(out.Attempts), out.Usage)
+}
+
+// runUsage is the record of proposals planner calls that cost u.
+func runUsage(proposals int, u Usage) store.RunUsage {
+	return store.RunUsage{Proposals: proposals, LLMCalls: u.LLMCalls, InputTokens: u.InputTokens,
+		OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens, Cost: u.Cost}
 }
 
 func addUsage(a *store.RunUsage, b store.RunUsage) {

@@ -14,14 +14,8 @@ import (
 // the best mean per-agent reward (efficiency).
 func (j *Job) chain(ctx context.Context) error {
 	for i := j.run.Iterations; i <= j.Config.Iterations; i++ {
-		if err := j.refreshUsage(); err != nil {
-			return err
-		}
-		if j.shouldStop() {
-			return nil
-		}
-		it, err := j.loadIteration(i)
-		if err != nil {
+		it, err := j.beginIteration(i)
+		if err != nil || it == nil {
 			return err
 		}
 		history, err := j.chainHistory(i)
@@ -43,7 +37,11 @@ func (j *Job) chain(ctx context.Context) error {
 			if reason := j.budgetNow(); reason != "" && c == nil {
 				return nil
 			}
-			if err := j.chainStep(ctx, it, history); err != nil {
+			r := request{op: it.Plan[0].Operator}
+			if r.op == OpImprove {
+				r.parent, r.history = it.Plan[0].Parents[0], history
+			}
+			if err := j.chainStep(ctx, it, r); err != nil {
 				return err
 			}
 		}
@@ -73,17 +71,14 @@ func (j *Job) chainHistory(i int) ([]string, error) {
 	return out, err
 }
 
-// chainStep proposes and evaluates an iteration's policy.
-func (j *Job) chainStep(ctx context.Context, it *store.Iteration, history []string) error {
+// chainStep proposes an iteration's one policy with r, and evaluates it
+// (chain and gepa).
+func (j *Job) chainStep(ctx context.Context, it *store.Iteration, r request) error {
 	pc := it.Plan[0]
 	c := candidate(it, 0)
 	before := j.arena.Episodes() // the critic's, then the evaluation's
 	if c == nil {
 		j.emit(Event{Kind: EventPhase, Iteration: it.Index, Phase: "propose"})
-		r := request{op: pc.Operator}
-		if pc.Operator == OpImprove {
-			r.parent, r.history = pc.Parents[0], history
-		}
 		out, err := j.propose(ctx, it, pc, 0, r)
 		if err != nil {
 			return err

@@ -57,23 +57,27 @@ func fence(line string) (info string, ok bool) {
 	return "", false
 }
 
-// pickBlock returns the lines of the block that defines Policy and the
-// index of the line where it starts (its fence).
-func pickBlock(lines []string) ([]string, int) {
-	type block struct {
-		start int
-		body  []string
-		goish bool
-	}
-	var blocks []block
+// fencedBlock is a fenced block of an answer: the index of its opening
+// fence, its info string's first word (lowercased; "" for none) and its
+// lines (to the end of the answer when the closing fence is missing).
+type fencedBlock struct {
+	start int
+	lang  string
+	body  []string
+}
+
+// fencedBlocks lists the fenced blocks of an answer's lines, in order.
+func fencedBlocks(lines []string) []fencedBlock {
+	var blocks []fencedBlock
 	for i := 0; i < len(lines); i++ {
 		info, ok := fence(lines[i])
 		if !ok {
 			continue
 		}
-		b := block{start: i}
-		lang := strings.ToLower(strings.Fields(info + " x")[0])
-		b.goish = lang == "go" || lang == "golang" || lang == "x"
+		b := fencedBlock{start: i, lang: strings.ToLower(strings.Fields(info + " x")[0])}
+		if b.lang == "x" {
+			b.lang = ""
+		}
 		j := i + 1
 		for ; j < len(lines); j++ {
 			if info, ok := fence(lines[j]); ok && info == "" {
@@ -83,6 +87,20 @@ func pickBlock(lines []string) ([]string, int) {
 		b.body = lines[i+1 : min(j, len(lines))]
 		blocks = append(blocks, b)
 		i = j
+	}
+	return blocks
+}
+
+// pickBlock returns the lines of the block that defines Policy and the
+// index of the line where it starts (its fence).
+func pickBlock(lines []string) ([]string, int) {
+	type block struct {
+		fencedBlock
+		goish bool
+	}
+	var blocks []block
+	for _, b := range fencedBlocks(lines) {
+		blocks = append(blocks, block{b, b.lang == "go" || b.lang == "golang" || b.lang == ""})
 	}
 	var best *block
 	for k := range blocks {

@@ -16,10 +16,10 @@ import (
 	"policyevolve/store"
 )
 
-// Job is an evolution job: a chain or a population search that runs for
-// hours, keeps everything in the store, survives kill -9 and resumes where
-// it stopped. Its lifecycle is Run; Stop asks it to stop at the next safe
-// point.
+// Job is an evolution job: a chain, a population search or GEPA-style
+// prompt evolution that runs for hours, keeps everything in the store,
+// survives kill -9 and resumes where it stopped. Its lifecycle is Run; Stop
+// asks it to stop at the next safe point.
 //
 // Determinism: every random choice derives from the run seed; an
 // iteration's plan (parents, opponents, planners) is made once and stored
@@ -82,6 +82,8 @@ func (j *Job) Run(ctx context.Context) (*store.Run, error) {
 	switch j.Config.Mode {
 	case ModeChain:
 		err = j.chain(ctx)
+	case ModeGEPA:
+		err = j.gepa(ctx)
 	default:
 		err = j.population(ctx)
 	}
@@ -330,6 +332,18 @@ func (j *Job) seedFor(parts ...any) uint64 {
 func (j *Job) game() ssd.Game {
 	g, _ := ssd.ParseGame(j.env.Config.Game)
 	return g
+}
+
+// beginIteration brings the usage up to date and, unless the job is to
+// stop (then nil), returns iteration i as stored, or a fresh one.
+func (j *Job) beginIteration(i int) (*store.Iteration, error) {
+	if err := j.refreshUsage(); err != nil {
+		return nil, err
+	}
+	if j.shouldStop() {
+		return nil, nil
+	}
+	return j.loadIteration(i)
 }
 
 // loadIteration returns the stored iteration, or a fresh one.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -163,8 +164,9 @@ func TestJobWorkersDoNotChangeTheResult(t *testing.T) {
 	}
 }
 
-// jobHost is TestResumeAfterKill's child: it runs the tiny job on the
-// store at path and prints each phase as it begins, to be killed there.
+// jobHost is TestResumeAfterKill's child: it runs the tiny job (GEPA's
+// with EVOLVE_TEST_MODE=gepa) with workers (0: the CPUs) on the store at
+// path and prints each phase as it begins, to be killed there.
 func jobHost(path, cache string, workers int) int {
 	s, err := store.Open(path, store.Options{})
 	if err != nil {
@@ -177,6 +179,9 @@ func jobHost(path, cache string, workers int) int {
 		return 1
 	}
 	cfg := tinyConfig(ModePopulation)
+	if os.Getenv("EVOLVE_TEST_MODE") == ModeGEPA {
+		cfg = gepaConfig()
+	}
 	cfg.Workers = workers
 	j := &Job{Config: cfg, Store: s, Sandbox: sb, Planner: grammarOnly}
 	j.Events = ReporterFunc(func(e Event) {
@@ -194,47 +199,62 @@ func jobHost(path, cache string, workers int) int {
 // TestResumeAfterKill: a job killed with SIGKILL in the middle of an
 // iteration (while it proposes, evaluates or challenges) resumes and ends
 // with the same champion, pool and ratings as an uninterrupted run of the
-// same seed.
+// same seed, with 1 worker or 4.
 func TestResumeAfterKill(t *testing.T) {
-	ref := newJob(t, tinyConfig(ModePopulation))
+	resumeAfterKill(t, ModePopulation, tinyConfig(ModePopulation), jobOutcome, "0 challenge@1", "1 propose@4", "1 evaluate@1", "1 evaluate@4")
+}
+
+// resumeAfterKill runs a job of cfg to its end, then, for each phase of
+// ats, kills the same job (jobHost in mode) there, resumes it, and
+// requires the same outcome. A phase may name the workers of the killed
+// and the resumed job: "1 evaluate@4".
+func resumeAfterKill(t *testing.T, mode string, cfg JobConfig, outcome func(*testing.T, *Job, *store.Run) string, ats ...string) {
+	t.Helper()
+	ref := newJob(t, cfg)
 	refRun, err := ref.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := jobOutcome(t, ref, refRun)
-	for _, tc := range []struct {
-		at      string
-		workers int
-	}{{"0 challenge", 1}, {"1 propose", 4}, {"1 evaluate", 1}, {"1 evaluate", 4}} {
-		at := tc.at
-		t.Run(fmt.Sprintf("%s_%dworkers", strings.ReplaceAll(at, " ", "_"), tc.workers), func(t *testing.T) {
+	want := outcome(t, ref, refRun)
+	for _, point := range ats {
+		t.Run(strings.NewReplacer(" ", "_", "@", "_workers").Replace(point), func(t *testing.T) {
+			at, w, _ := strings.Cut(point, "@")
+			workers, _ := strconv.Atoi(w)
 			path := filepath.Join(t.TempDir(), "killed.db")
-			child := exec.Command(os.Args[0], "-test.run=^$")
-			child.Env = append(os.Environ(), "EVOLVE_TEST_JOB="+path, "EVOLVE_TEST_CACHE="+sharedCache,
-				fmt.Sprintf("EVOLVE_TEST_WORKERS=%d", tc.workers))
-			out, err := child.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := child.Start(); err != nil {
-				t.Fatal(err)
-			}
-			sc := bufio.NewScanner(out)
-			for sc.Scan() && sc.Text() != at {
-			}
-			child.Process.Signal(syscall.SIGKILL)
-			child.Wait()
-			cfg := tinyConfig(ModePopulation)
-			cfg.Workers = tc.workers
+			killChildAt(t, path, mode, at, workers)
+			cfg := cfg
+			cfg.Workers = workers
 			j := newJobAt(t, path, cfg)
 			j.RunID = "run-1"
 			run, err := j.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := jobOutcome(t, j, run); got != want {
+			if got := outcome(t, j, run); got != want {
 				t.Fatalf("killed at %q and resumed:\n%s\nuninterrupted:\n%s", at, got, want)
 			}
 		})
 	}
+}
+
+// killChildAt runs jobHost on the store at path in a child process, in
+// mode, and kills it with SIGKILL when it prints the phase at ("1
+// propose").
+func killChildAt(t *testing.T, path, mode, at string, workers int) {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "EVOLVE_TEST_JOB="+path, "EVOLVE_TEST_CACHE="+sharedCache, "EVOLVE_TEST_MODE="+mode,
+		fmt.Sprintf("EVOLVE_TEST_WORKERS=%d", workers))
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && sc.Text() != at {
+	}
+	child.Process.Signal(syscall.SIGKILL)
+	child.Wait()
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"policyevolve/pool"
@@ -20,6 +21,12 @@ const (
 	// rated by Elo, candidates from parents chosen by Pareto rank, local
 	// refinement against the critic, promotion above a win rate.
 	ModePopulation = "population"
+	// ModeGEPA is GEPA-style prompt evolution, the paper's third
+	// baseline: candidates are strategy guidance for the planner's system
+	// prompt, scored per evaluation seed by the policy each makes the
+	// planner write, kept on a Pareto front over the seeds and rewritten
+	// by reflection (see gepa.go).
+	ModeGEPA = "gepa"
 )
 
 // JobConfig is an evolution job's configuration, stored with the run (as
@@ -41,7 +48,8 @@ type JobConfig struct {
 	EvalSeeds  []uint64 `json:"eval_seeds"`
 	MatchSeeds []uint64 `json:"match_seeds"`
 	// Iterations: in chain mode the refinements K after the initial
-	// policy (the paper's 3); in population mode the iterations.
+	// policy (the paper's 3); in gepa mode the reflections K after the
+	// seed candidate (the paper's 3); in population mode the iterations.
 	Iterations int `json:"iterations"`
 	// Candidates per population iteration (M).
 	Candidates int `json:"candidates"`
@@ -123,7 +131,7 @@ func (c JobConfig) WithDefaults() JobConfig {
 	c.MatchSeeds = slices.Compact(slices.Sorted(slices.Values(c.MatchSeeds)))
 	if c.Iterations <= 0 {
 		c.Iterations = DefaultPopulationIterations
-		if c.Mode == ModeChain {
+		if c.Mode == ModeChain || c.Mode == ModeGEPA {
 			c.Iterations = DefaultChainIterations
 		}
 	}
@@ -132,8 +140,11 @@ func (c JobConfig) WithDefaults() JobConfig {
 	}
 	if c.Feedback == "" {
 		c.Feedback = string(Critic)
-		if c.Mode == ModeChain {
+		switch c.Mode {
+		case ModeChain:
 			c.Feedback = string(Dense)
+		case ModeGEPA:
+			c.Feedback = string(Sparse) // DECISIONS: GEPA's reflection sees the reward only
 		}
 	}
 	if c.LocalRounds == 0 {
@@ -161,8 +172,11 @@ func (c JobConfig) WithDefaults() JobConfig {
 // Validate reports a configuration that cannot run, in a sentence.
 func (c JobConfig) Validate() error {
 	var errs []error
-	if c.Mode != ModeChain && c.Mode != ModePopulation {
-		errs = append(errs, fmt.Errorf("mode %q: want chain or population", c.Mode))
+	if c.Mode != ModeChain && c.Mode != ModePopulation && c.Mode != ModeGEPA {
+		errs = append(errs, fmt.Errorf("mode %q: want chain, population or gepa", c.Mode))
+	}
+	if c.Mode == ModeGEPA && len(c.Planners) > 1 {
+		errs = append(errs, fmt.Errorf("gepa evolves the prompt of one planner, and %d are given (%s)", len(c.Planners), strings.Join(c.Planners, ", ")))
 	}
 	if _, err := ParseFeedback(c.Feedback); err != nil {
 		errs = append(errs, err)

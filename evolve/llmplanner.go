@@ -18,6 +18,9 @@ import (
 type LLMPlanner struct {
 	Client  *llm.Client
 	Prompts *prompts.Set
+	// Guidance, when set, ends the system message as its strategy
+	// guidance (a GEPA prompt candidate; see Guide).
+	Guidance string
 }
 
 var _ Planner = (*LLMPlanner)(nil)
@@ -45,7 +48,7 @@ func (p *LLMPlanner) start(ctx context.Context, t Task, op string, parents []str
 	if err != nil {
 		return nil, err
 	}
-	sys, err := p.Prompts.System(g)
+	sys, err := p.system(g)
 	if err != nil {
 		return nil, err
 	}

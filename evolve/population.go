@@ -23,14 +23,8 @@ import (
 // trims the pool.
 func (j *Job) population(ctx context.Context) error {
 	for i := j.run.Iterations; i < j.Config.Iterations; i++ {
-		if err := j.refreshUsage(); err != nil {
-			return err
-		}
-		if j.shouldStop() {
-			return nil
-		}
-		it, err := j.loadIteration(i)
-		if err != nil {
+		it, err := j.beginIteration(i)
+		if err != nil || it == nil {
 			return err
 		}
 		if len(it.Plan) == 0 {

@@ -186,6 +186,46 @@ type Iteration struct {
 	Usage    RunUsage  `json:"usage"`
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished,omitempty"`
+	// Prompt is a GEPA iteration's prompt candidate (gepa mode only); its
+	// policy is the iteration's candidate 0. Front is the Pareto front over
+	// the evaluation seeds after the iteration, among the candidates
+	// accepted so far.
+	Prompt *PromptCandidate `json:"prompt,omitempty"`
+	Front  []FrontSeed      `json:"front,omitempty"`
+}
+
+// PromptCandidate is a GEPA candidate: strategy guidance for the planner's
+// system prompt, and how the policy it made the planner write scored.
+type PromptCandidate struct {
+	// ID numbers the candidate in its run: the iteration that made it (0
+	// is the seed candidate, without guidance). Parent is the candidate
+	// whose reflection wrote it (-1 for the seed).
+	ID     int `json:"id"`
+	Parent int `json:"parent"`
+	// Reflected: the reflection call is done (Guidance, Notes, Call and
+	// Problem are its outcome). The seed candidate is never reflected.
+	Reflected bool   `json:"reflected,omitempty"`
+	Guidance  string `json:"guidance"`
+	Notes     string `json:"notes,omitempty"`   // the reflection's reasoning
+	Call      string `json:"call,omitempty"`    // "llm-call:N" for an LLM's reflection
+	Problem   string `json:"problem,omitempty"` // why the reflection gave no guidance
+	// Scores are the per-seed scores, in the order of the run's
+	// evaluation seeds: the mean per-agent return of the candidate's
+	// policy in self-play on that seed (0 when it wrote none or the seed
+	// failed). Set once the policy is evaluated.
+	Scores []float64 `json:"scores,omitempty"`
+	Scored bool      `json:"scored,omitempty"`
+	// Accepted: the candidate joined the candidate pool (the seed always
+	// does; a child when its scores sum strictly above its parent's).
+	Accepted bool `json:"accepted,omitempty"`
+}
+
+// FrontSeed is one seed's entry of a GEPA Pareto front: the best score any
+// accepted candidate reached on it and the candidates that reached it.
+type FrontSeed struct {
+	Seed       uint64  `json:"seed"`
+	Best       float64 `json:"best"`
+	Candidates []int   `json:"candidates"`
 }
 
 // PlannedCandidate is a candidate as planned: what to ask which planner.

@@ -11,8 +11,11 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
+	"time"
 
+	"policyevolve/baselines/qlearn"
 	"policyevolve/evolve"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -33,24 +36,36 @@ type compareOptions struct {
 	workers     int
 	out         string
 	json        bool
+	// gepaFeedback lists the feedback levels of GEPA's reflections, a row
+	// each; qlearnEpisodes is the Q-learner's training length.
+	gepaFeedback   string
+	qlearnEpisodes int
 }
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o compareOptions
 	fs := newFlagSet("compare", "[flags]", `
 Does population search beat the paper's single chain for the same number
-of planner calls? compare runs both with the same planner (the offline
-grammar planner, or --llm) and the same budget of planner calls
-(--budget; a call is one proposal), --runs times each with seeds --seed,
---seed+1, …, each population run in a pool of its own; then plays a
-league of every champion and the baselines bfs, exploit and coop.
+of planner calls? compare runs the chain, population search and GEPA-style
+prompt evolution with the same planner (the offline grammar planner, or
+--llm; GEPA takes the first) and the same budget of planner calls
+(--budget; a call is one proposal, and one GEPA reflection), --runs times
+each with seeds --seed, --seed+1, …, each run in a pool of its own. GEPA's
+reflections see the reward only, as in the paper; --gepa-feedback
+sparse,critic adds a row "gepa-critic" whose reflections see the
+trajectory critic's findings too. The row qlearn is the paper's tabular
+Q-learner, trained once per game and seed (--qlearn-episodes, the paper's
+1000) with no planner call: its wall time is its training time. Then
+compare plays a league of every champion and the baselines bfs, exploit
+and coop.
 
 It prints a Table-1-style report — per method, efficiency, equality,
 sustainability and peace as mean (min–max) over runs, league rating,
 exploitability (the worst margin by which a league member beats it),
 planner calls, LLM calls, tokens, cost and wall time — as Markdown, and
-writes it to PREFIX.csv and PREFIX.json with the runs' ids. The runs are
-stored: compare again with the same flags reuses (or resumes) them.`, stdout)
+writes it to PREFIX.csv and PREFIX.json with the runs' ids. The runs (and
+the Q-learner's trainings) are stored: compare again with the same flags
+reuses (or resumes) them.`, stdout)
 	o.envOptions.register(fs)
 	o.storeOptions.register(fs)
 	o.sandboxOptions.register(fs)
@@ -67,6 +82,8 @@ stored: compare again with the same flags reuses (or resumes) them.`, stdout)
 	fs.IntVar(&o.candidates, "candidates", evolve.DefaultCandidates, "population candidates per iteration")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "population local refinement rounds (0: none)")
 	fs.IntVar(&o.workers, "workers", 0, "episodes played at once (default: the CPUs)")
+	fs.StringVar(&o.gepaFeedback, "gepa-feedback", "sparse", "feedback levels of GEPA's reflections, a row each: sparse (the paper's), dense, critic")
+	fs.IntVar(&o.qlearnEpisodes, "qlearn-episodes", qlearn.DefaultEpisodes, "training episodes of the Q-learner row (0: no qlearn row)")
 	fs.StringVar(&o.out, "o", "compare", "write the report to PREFIX.csv and PREFIX.json")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON instead of Markdown")
 	if err := parseFlags(fs, args, false); err != nil {
@@ -134,16 +151,34 @@ func trimFloat(v float64) string {
 
 // compareReport is the JSON output.
 type compareReport struct {
-	Env    store.EnvConfig `json:"env"`
-	Budget int             `json:"budget"`
-	Runs   int             `json:"runs"`
-	Seeds  []uint64        `json:"seeds"`
-	Rows   []compareRow    `json:"rows"`
+	Env            store.EnvConfig `json:"env"`
+	Budget         int             `json:"budget"`
+	Runs           int             `json:"runs"`
+	Seeds          []uint64        `json:"seeds"`
+	QLearnEpisodes int             `json:"qlearn_episodes,omitempty"`
+	Rows           []compareRow    `json:"rows"`
 }
 
 func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer) error {
 	if o.budget < 1 || o.runs < 1 {
 		return usagef("--budget and --runs must be at least 1")
+	}
+	if o.qlearnEpisodes < 0 {
+		return usagef("--qlearn-episodes must not be negative (got %d)", o.qlearnEpisodes)
+	}
+	methods := []compareMethod{{label: evolve.ModeChain, mode: evolve.ModeChain}, {label: evolve.ModePopulation, mode: evolve.ModePopulation}}
+	for _, level := range strings.Split(o.gepaFeedback, ",") {
+		level = strings.TrimSpace(level)
+		if _, err := evolve.ParseFeedback(level); err != nil {
+			return usagef("--gepa-feedback: %v", err)
+		}
+		m := compareMethod{label: evolve.ModeGEPA, mode: evolve.ModeGEPA, feedback: level}
+		if level != string(evolve.Sparse) {
+			m.label += "-" + level
+		}
+		if !slices.ContainsFunc(methods, func(x compareMethod) bool { return x.label == m.label }) {
+			methods = append(methods, m)
+		}
 	}
 	env, err := o.envOptions.resolve()
 	if err != nil {
@@ -186,32 +221,35 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	}
 	// The comparison's identity: rerunning it finds its runs again.
 	id := compareID(base, o.runs, o.seed)
-	report := compareReport{Env: env.Config, Budget: o.budget, Runs: o.runs, Seeds: evalSeeds}
-	champions := map[string][]string{}
-	for _, mode := range []string{evolve.ModeChain, evolve.ModePopulation} {
-		row := compareRow{Method: mode}
+	report := compareReport{Env: env.Config, Budget: o.budget, Runs: o.runs, Seeds: evalSeeds, QLearnEpisodes: o.qlearnEpisodes}
+	for _, m := range methods {
+		row := compareRow{Method: m.label}
 		for r := 0; r < o.runs; r++ {
 			cfg := base
-			cfg.Mode, cfg.Seed = mode, o.seed+uint64(r)
+			cfg.Mode, cfg.Seed = m.mode, o.seed+uint64(r)
 			cfg.Iterations = o.budget // an upper bound: the budget stops the run
-			cfg.PoolTag = fmt.Sprintf("%s-%s-%d", id, mode, r)
-			fmt.Fprintf(stderr, "compare: %s run %d/%d (seed %d)\n", mode, r+1, o.runs, cfg.Seed)
+			cfg.PoolTag = fmt.Sprintf("%s-%s-%d", id, m.label, r)
+			if m.mode == evolve.ModeGEPA {
+				cfg.Planners, cfg.Feedback = planners[:1], m.feedback
+			}
+			fmt.Fprintf(stderr, "compare: %s run %d/%d (seed %d)\n", m.label, r+1, o.runs, cfg.Seed)
 			run, err := compareRun(ctx, s, sb, &o, cfg, stderr)
 			if err != nil {
 				return err
 			}
-			row.Runs = append(row.Runs, run.ID)
-			u := run.Usage
-			row.PlannerCalls.add(float64(u.Proposals))
-			row.LLMCalls.add(float64(u.LLMCalls))
-			row.Tokens.add(float64(u.InputTokens + u.OutputTokens))
-			row.Cost.add(u.Cost)
-			row.WallSeconds.add(u.WallSeconds)
-			if run.Champion != "" {
-				row.Champions = append(row.Champions, run.Champion)
-			}
+			row.addRun(run)
 		}
-		champions[mode] = row.Champions
+		report.Rows = append(report.Rows, row)
+	}
+	if o.qlearnEpisodes > 0 {
+		row := compareRow{Method: "qlearn"}
+		for r := 0; r < o.runs; r++ {
+			run, err := qlearnRun(ctx, s, env, o.seed+uint64(r), o.qlearnEpisodes, stderr)
+			if err != nil {
+				return err
+			}
+			row.addRun(run)
+		}
 		report.Rows = append(report.Rows, row)
 	}
 	// The league: every champion and the baselines, in a pool of the
@@ -290,6 +328,94 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	writeCompareMarkdown(stdout, report)
 	fmt.Fprintf(stderr, "compare: wrote %s.csv and %s.json\n", o.out, o.out)
 	return nil
+}
+
+// compareMethod is a searching row of the report: its label and the job
+// mode (and, for GEPA, the reflections' feedback level) behind it.
+type compareMethod struct {
+	label, mode, feedback string
+}
+
+// addRun adds a run's spending and champion to the row.
+func (r *compareRow) addRun(run *store.Run) {
+	r.Runs = append(r.Runs, run.ID)
+	u := run.Usage
+	r.PlannerCalls.add(float64(u.Proposals))
+	r.LLMCalls.add(float64(u.LLMCalls))
+	r.Tokens.add(float64(u.InputTokens + u.OutputTokens))
+	r.Cost.add(u.Cost)
+	r.WallSeconds.add(u.WallSeconds)
+	if run.Champion != "" {
+		r.Champions = append(r.Champions, run.Champion)
+	}
+}
+
+// qlearnConfig is the stored configuration of a Q-learner's training for
+// compare, a run of mode "qlearn" whose champion is the trained table and
+// whose wall time is the training time. Its keys are JobConfig's where
+// they mean the same, so that "runs ls" shows its environment (and its
+// episodes as iterations).
+type qlearnConfig struct {
+	Mode       string `json:"mode"`
+	Game       string `json:"game"`
+	Map        string `json:"map"`
+	Agents     int    `json:"agents"`
+	Steps      int    `json:"steps"`
+	Seed       uint64 `json:"seed"`
+	Iterations int    `json:"iterations"` // training episodes
+}
+
+// qlearnRun returns the training of the Q-learner on env from seed for
+// episodes: found in the store, or trained now (and stored with its
+// training time) — once per environment, seed and length.
+func qlearnRun(ctx context.Context, s *store.Store, env evolve.Env, seed uint64, episodes int, stderr io.Writer) (*store.Run, error) {
+	cfg := qlearnConfig{Mode: "qlearn", Game: env.Config.Game, Map: env.Config.Map, Agents: env.Config.Agents,
+		Steps: env.Config.MaxSteps, Seed: seed, Iterations: episodes}
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var found *store.Run
+	if err := s.View(func(tx *store.Tx) error {
+		runs, err := tx.Runs()
+		for i := range runs {
+			var c qlearnConfig
+			if runs[i].Status == store.StatusDone && json.Unmarshal(runs[i].Config, &c) == nil && c == cfg {
+				found = &runs[i]
+			}
+		}
+		return err
+	}); err != nil || found != nil {
+		return found, err
+	}
+	fmt.Fprintf(stderr, "compare: qlearn, seed %d: training %d episodes\n", seed, episodes)
+	prog := newTrainProgress(stderr, episodes)
+	start := time.Now()
+	tab, err := qlearn.Train(ctx, qlearn.Config{Map: env.Map, MapName: env.Config.Map, Agents: env.Config.Agents,
+		Episodes: episodes, Seed: seed, MaxSteps: env.Config.MaxSteps, OnEpisode: prog.episode})
+	prog.finish()
+	if err != nil {
+		return nil, fmt.Errorf("qlearn: %w", err)
+	}
+	took := time.Since(start).Seconds()
+	p, err := evolve.QLearnPolicy(tab, fmt.Sprintf("qlearn-%s-seed%d-%dep", env.Config.Key(), seed, episodes))
+	if err != nil {
+		return nil, err
+	}
+	run := &store.Run{Mode: cfg.Mode, Config: raw, Seed: seed, Status: store.StatusDone, Iterations: episodes,
+		Usage: store.RunUsage{Episodes: episodes, WallSeconds: took}, Started: start.UTC()}
+	if err := s.Update(func(tx *store.Tx) error {
+		if _, err := tx.PutPolicy(p); err != nil {
+			return err
+		}
+		run.Champion = p.ID // set by PutPolicy
+		return tx.CreateRun(run)
+	}); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "compare: qlearn, seed %d: trained in %.1fs, %d of %d states visited (%s)\n",
+		seed, took, tab.Len(), tab.StateSpace(), run.ID)
+	return run, nil
 }
 
 // compareID names a comparison by what decides its results.
@@ -371,6 +497,9 @@ func writeCompareMarkdown(w io.Writer, rep compareReport) {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(r.cells(), " | "))
 	}
 	fmt.Fprintln(w, "\nmean (min–max) over runs; a baseline is one policy. Exploitability: the largest margin by which a league member beats it (0: none does).")
+	if rep.QLearnEpisodes > 0 {
+		fmt.Fprintf(w, "qlearn: the tabular Q-learner trained for %d episodes per seed, with no planner call; its wall time is its training time.\n", rep.QLearnEpisodes)
+	}
 }
 
 func writeCompareFiles(prefix string, rep compareReport) error {

@@ -8,81 +8,134 @@ import (
 	"strings"
 	"testing"
 
+	"policyevolve/evolve"
 	"policyevolve/store"
 )
 
-// TestCompareEndToEnd runs compare on a CI-sized budget: chain and
-// population get the same budget of planner calls, every run is stored and
-// named in the JSON, the baselines are in the league, and comparing again
-// with the same flags reuses the stored runs and prints the same table.
-func TestCompareEndToEnd(t *testing.T) {
+// TestCompare runs compare on a CI-sized budget: the chain, population,
+// GEPA (the paper's sparse reflections and the critic variant) and
+// Q-learner rows next to the baselines, each search within the budget of
+// planner calls, the Q-learner with its training time and no planner
+// call; the report's files; and a second compare with the same flags
+// that finds every run (and training) again.
+func TestCompare(t *testing.T) {
 	dir := t.TempDir()
-	db, prefix := filepath.Join(dir, "s.db"), filepath.Join(dir, "cmp")
-	args := append([]string{"compare", "--store", db, "--budget", "4", "--runs", "2", "--candidates", "2",
-		"--local-rounds", "0", "--seeds", "0-1", "-o", prefix}, "--game", "gathering", "--map", "small", "--agents", "4", "--steps", "100")
-	out, _ := cli(t, args...)
-	for _, want := range []string{"| method | efficiency |", "| chain |", "| population |", "| bfs |", "| exploit |", "| coop |"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the report has no %q:\n%s", want, out)
+	db, prefix := filepath.Join(dir, "cmp.db"), filepath.Join(dir, "report")
+	args := append([]string{"compare", "--store", db, "--seeds", "0-1", "--budget", "3", "--runs", "1", "--candidates", "1",
+		"--local-rounds", "0", "--qlearn-episodes", "3", "--gepa-feedback", "sparse,critic", "-o", prefix},
+		"--game", "gathering", "--map", "small", "--agents", "4", "--steps", "100")
+	out, errOut := cli(t, args...)
+	t.Logf("%s", out)
+	for _, m := range []string{"chain", "population", "gepa", "gepa-critic", "qlearn", "bfs", "exploit", "coop"} {
+		if !strings.Contains(out, "| "+m+" |") {
+			t.Errorf("no %s row in the report", m)
 		}
 	}
-	b, err := os.ReadFile(prefix + ".json")
+	if !strings.Contains(out, "qlearn: the tabular Q-learner trained for 3 episodes per seed") || !strings.Contains(errOut, "training 3 episodes") {
+		t.Errorf("the Q-learner's training is not reported:\n%s", errOut)
+	}
+	data, err := os.ReadFile(prefix + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rep compareReport
-	if err := json.Unmarshal(b, &rep); err != nil {
+	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
-	csv, err := os.ReadFile(prefix + ".csv")
-	if err != nil || !strings.HasPrefix(string(csv), "method,") {
-		t.Fatalf("csv %q, %v", csv, err)
+	if _, err := os.Stat(prefix + ".csv"); err != nil {
+		t.Error(err)
 	}
-	s, err := store.Open(db, store.Options{ReadOnly: true})
+	rows := map[string]compareRow{}
+	for _, r := range rep.Rows {
+		rows[r.Method] = r
+	}
+	for _, m := range []string{"chain", "population", "gepa", "gepa-critic", "qlearn"} {
+		r := rows[m]
+		if len(r.Runs) != 1 || len(r.Champions) != 1 || r.Efficiency.N != 1 || r.Rating.N != 1 {
+			t.Errorf("row %s: %+v", m, r)
+		}
+	}
+	for _, m := range []string{"gepa", "gepa-critic"} {
+		// The seed candidate, then a reflection and its policy: 3 calls.
+		if r := rows[m]; r.PlannerCalls.Mean != 3 {
+			t.Errorf("row %s: %v planner calls, want 3", m, r.PlannerCalls.Mean)
+		}
+	}
+	q := rows["qlearn"]
+	if q.PlannerCalls.Mean != 0 || q.LLMCalls.Mean != 0 || q.WallSeconds.Mean <= 0 {
+		t.Errorf("qlearn row %+v", q)
+	}
+	s, err := store.Open(db, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var methods []string
-	for _, row := range rep.Rows {
-		methods = append(methods, row.Method)
-		if row.Method != "chain" && row.Method != "population" {
-			if len(row.Runs) != 0 || len(row.Champions) != 1 {
-				t.Errorf("baseline row %+v", row)
-			}
-			continue
+	var runs []store.Run
+	var table *store.Policy
+	err = s.View(func(tx *store.Tx) (err error) {
+		if runs, err = tx.Runs(); err != nil {
+			return err
 		}
-		if len(row.Runs) != 2 || len(row.Champions) != 2 {
-			t.Fatalf("%s: runs %v champions %v", row.Method, row.Runs, row.Champions)
-		}
-		if row.PlannerCalls.Min != 4 || row.PlannerCalls.Max != 4 {
-			t.Errorf("%s: planner calls %+v, want 4 in every run", row.Method, row.PlannerCalls)
-		}
-		for i, id := range row.Runs {
-			var run *store.Run
-			if err := s.View(func(tx *store.Tx) (err error) {
-				run, err = tx.Run(id)
-				return err
-			}); err != nil {
-				t.Fatal(err)
-			}
-			if run.Mode != row.Method || run.Champion != row.Champions[i] || run.Usage.Proposals != 4 {
-				t.Errorf("%s row names run %s: %+v", row.Method, id, run)
-			}
+		table, err = tx.Policy(q.Champions[0])
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if table.Builtin != evolve.QLearnBuiltin {
+		t.Errorf("the qlearn champion is %+v", table)
+	}
+	modes := map[string]int{}
+	for _, r := range runs {
+		modes[r.Mode]++
+		var cfg evolve.JobConfig
+		json.Unmarshal(r.Config, &cfg)
+		if r.Mode == evolve.ModeGEPA && cfg.Feedback != "sparse" && cfg.Feedback != "critic" {
+			t.Errorf("gepa run %s with feedback %q", r.ID, cfg.Feedback)
 		}
 	}
-	if !slices.Equal(methods, []string{"chain", "population", "bfs", "exploit", "coop"}) {
-		t.Errorf("rows %v", methods)
+	if modes["gepa"] != 2 || modes["qlearn"] != 1 || modes["chain"] != 1 || modes["population"] != 1 {
+		t.Errorf("runs by mode %v", modes)
 	}
 
-	again, _ := cli(t, args...)
-	if table(again) != table(out) {
-		t.Errorf("compare again gave another table:\n%s\nfirst:\n%s", table(again), table(out))
+	// Again: every run and the training are found, nothing is redone.
+	out2, errOut := cli(t, args...)
+	if markdownTable(out2) != markdownTable(out) {
+		t.Errorf("compare again gave another table:\n%s\nfirst:\n%s", markdownTable(out2), markdownTable(out))
+	}
+	if strings.Contains(errOut, "training") {
+		t.Errorf("the Q-learner was trained again:\n%s", errOut)
+	}
+	data, _ = os.ReadFile(prefix + ".json")
+	var again compareReport
+	if err := json.Unmarshal(data, &again); err != nil {
+		t.Fatal(err)
+	}
+	for k := range rep.Rows {
+		if !slices.Equal(rep.Rows[k].Runs, again.Rows[k].Runs) || !slices.Equal(rep.Rows[k].Champions, again.Rows[k].Champions) {
+			t.Errorf("row %s: runs %v then %v", rep.Rows[k].Method, rep.Rows[k].Runs, again.Rows[k].Runs)
+		}
 	}
 }
 
-// table is the Markdown table of compare's output without the wall time
+func TestCompareBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--gepa-feedback", "loud"}, `--gepa-feedback: unknown feedback level "loud"`},
+		{[]string{"--qlearn-episodes", "-1"}, "--qlearn-episodes must not be negative"},
+		{[]string{"--budget", "0"}, "--budget and --runs must be at least 1"},
+	} {
+		code, _, errOut := runCLI(t, t.Context(), append([]string{"compare", "--store", filepath.Join(t.TempDir(), "x.db")}, tc.args...)...)
+		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: exit %d, %q; want exit 2 and one line with %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// markdownTable is the Markdown table of compare's output without the wall time
 // column, which differs between runs.
-func table(out string) string {
+func markdownTable(out string) string {
 	var rows []string
 	for _, l := range strings.Split(out, "\n") {
 		if strings.HasPrefix(l, "|") {

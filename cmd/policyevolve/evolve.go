@@ -43,6 +43,12 @@ reflections), evaluates them in self-play, plays each against --opponents
 pool members, promotes those whose win rate is above the threshold and
 trims the pool. --mode chain is the paper's Algorithm 1: an initial policy
 and --iterations refinements shown sparse, dense or critic feedback.
+--mode gepa is GEPA-style prompt evolution, the paper's third baseline:
+it evolves the strategy guidance of the planner's system prompt — a seed
+candidate, then --iterations reflections (each reads a parent's policy
+and its reward per seed, sparse by default as in the paper, and counts as
+a planner call) — keeping a Pareto front over the evaluation seeds; it
+takes one planner.
 
 Without --llm the offline grammar planner writes the policies (no key, no
 network). --llm may be given several times: a UCB1 bandit then picks the
@@ -53,7 +59,7 @@ The job survives Ctrl-C (the first stops at a safe point and prints how to
 resume; the second abandons the step in flight) and kill -9: resume with
 --resume RUN_ID. Watch it from another shell with "pool ls" and "runs show".`, stdout)
 	o.envOptions.register(fs)
-	fs.StringVar(&o.cfg.Mode, "mode", evolve.ModePopulation, "search mode: population or chain")
+	fs.StringVar(&o.cfg.Mode, "mode", evolve.ModePopulation, "search mode: population, chain or gepa")
 	fs.Func("seed", "run seed: every random choice derives from it (default 1)", func(s string) error {
 		v, err := strconv.ParseUint(s, 10, 64)
 		o.cfg.Seed = v
@@ -62,11 +68,11 @@ resume; the second abandons the step in flight) and kill -9: resume with
 	o.cfg.Seed = 1
 	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds: N, A-B or a comma-separated list")
 	fs.StringVar(&o.matchSeeds, "match-seeds", "0", "seeds of each candidate's matches")
-	fs.IntVar(&o.cfg.Iterations, "iterations", 0, fmt.Sprintf("population iterations (default %d), or chain refinements K (default %d)",
+	fs.IntVar(&o.cfg.Iterations, "iterations", 0, fmt.Sprintf("population iterations (default %d), or chain refinements / gepa reflections K (default %d)",
 		evolve.DefaultPopulationIterations, evolve.DefaultChainIterations))
 	fs.IntVar(&o.cfg.Candidates, "candidates", evolve.DefaultCandidates, "candidates per population iteration (M)")
 	fs.IntVar(&o.cfg.Pool.Opponents, "opponents", 4, "opponents each candidate plays (n)")
-	fs.StringVar(&o.cfg.Feedback, "feedback", "", "feedback shown to the planner: sparse, dense or critic (default: critic for population, dense for chain)")
+	fs.StringVar(&o.cfg.Feedback, "feedback", "", "feedback shown to the planner: sparse, dense or critic (default: critic for population, dense for chain, sparse for gepa's reflections)")
 	fs.IntVar(&o.cfg.LocalRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
 	fs.Float64Var(&o.cfg.CrossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
 	fs.StringVar(&o.planner, "planner", "", "grammar: the offline planner (the default without --llm; with --llm, also in the bandit)")

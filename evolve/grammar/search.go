@@ -34,12 +34,18 @@ type SearchConfig struct {
 	OnGeneration func(generation int, best Genome, score float64)
 }
 
+// The search's default size: 8 genomes, 3 generations.
+const (
+	DefaultPopSize     = 8
+	DefaultGenerations = 3
+)
+
 func (c *SearchConfig) defaults() {
 	if c.PopSize <= 0 {
-		c.PopSize = 8
+		c.PopSize = DefaultPopSize
 	}
 	if c.Generations <= 0 {
-		c.Generations = 3
+		c.Generations = DefaultGenerations
 	}
 }
 

@@ -19,4 +19,8 @@
 //	                with the chain's history or the population's inspirations
 //	crossover.tmpl  merge two parents
 //	fix.tmpl        the paragraph appended to the failed user prompt
+//	guidance.tmpl   GEPA: a prompt candidate's strategy guidance, appended
+//	                to the system message
+//	reflect.tmpl    GEPA: the reflection that rewrites a candidate's
+//	                guidance from its policy and scores
 package prompts

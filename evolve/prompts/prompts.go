@@ -18,7 +18,8 @@ var embedded embed.FS
 
 // Names are the templates a Set holds; an override folder may replace
 // any of them and may hold no other .tmpl file.
-var Names = []string{"system.tmpl", "init.tmpl", "improve.tmpl", "crossover.tmpl", "fix.tmpl", "instructions.tmpl"}
+var Names = []string{"system.tmpl", "init.tmpl", "improve.tmpl", "crossover.tmpl", "fix.tmpl", "instructions.tmpl",
+	"guidance.tmpl", "reflect.tmpl"}
 
 // Set is a parsed set of templates. It is safe for concurrent use.
 type Set struct {
@@ -139,6 +140,44 @@ type FixData struct {
 
 // System renders the system message for a game.
 func (s *Set) System(g Game) (string, error) { return s.render("system.tmpl", g) }
+
+// GuidanceData is the data of the strategy-guidance section a GEPA prompt
+// candidate appends to the system message.
+type GuidanceData struct {
+	Game     Game
+	Guidance string
+}
+
+// Guidance renders the strategy-guidance section, to append to the
+// system message.
+func (s *Set) Guidance(d GuidanceData) (string, error) { return s.render("guidance.tmpl", d) }
+
+// SeedScore is one seed of a self-play evaluation, as a reflection sees
+// it.
+type SeedScore struct {
+	Seed                                        uint64
+	Reward                                      float64 // mean return per agent
+	Efficiency, Equality, Sustainability, Peace float64
+	Failed                                      string // why the seed failed, when it did
+}
+
+// ReflectData is the GEPA reflection prompt's data: a candidate's
+// guidance, the policy it made the planner write (Policy.Source empty
+// when it wrote none, and Problem says why), and its scores.
+type ReflectData struct {
+	Game     Game
+	Guidance string
+	Policy   Policy
+	Problem  string
+	Seeds    []SeedScore
+	Mean     float64 // mean reward per agent over the seeds
+	// Dense shows the social metrics; Reflections the critic's findings.
+	Dense       bool
+	Reflections []critic.Reflection
+}
+
+// Reflect renders the GEPA reflection prompt.
+func (s *Set) Reflect(d ReflectData) (string, error) { return s.render("reflect.tmpl", d) }
 
 // Init renders the iteration-0 prompt.
 func (s *Set) Init(d InitData) (string, error) { return s.render("init.tmpl", d) }

@@ -108,6 +108,18 @@ func TestGolden(t *testing.T) {
 		"crossover": func() (string, error) {
 			return s.Crossover(CrossoverData{Game: gath, Dense: true, A: insp[0], B: insp[1]})
 		},
+		"guidance": func() (string, error) {
+			return s.Guidance(GuidanceData{Game: gath, Guidance: "Split the map into strips by agent id.\nNever fire the beam."})
+		},
+		"reflect-sparse": func() (string, error) {
+			return s.Reflect(ReflectData{Game: gath, Policy: parent, Mean: 2.25, Seeds: []SeedScore{
+				{Seed: 0, Reward: 2.5}, {Seed: 1, Reward: 2}, {Seed: 2, Failed: "timeout at step 17 (agent 2)"}}})
+		},
+		"reflect-critic": func() (string, error) {
+			return s.Reflect(ReflectData{Game: clean, Guidance: "Two agents clean the river; the others harvest.",
+				Problem: "no ```go code block in the answer", Mean: 0, Dense: true, Reflections: reflections,
+				Seeds: []SeedScore{{Seed: 3, Reward: 0.5, Efficiency: 0.05, Equality: 0.9, Sustainability: 400, Peace: 10}}})
+		},
 	}
 	for _, kind := range []string{"missing", "invalid", "nondeterministic", "slow", "runtime"} {
 		kind := kind
