@@ -292,6 +292,20 @@ func (j *Job) shouldStop() bool {
 	return false
 }
 
+// interrupted says whether Stop was called, recording it as the reason
+// when no budget was reached first.
+func (j *Job) interrupted() bool {
+	if !j.stop.Load() {
+		return false
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.run.StopReason == "" {
+		j.run.StopReason = StopInterrupted
+	}
+	return true
+}
+
 // refreshUsage brings the run's usage up to date (for budgets) without
 // writing it.
 func (j *Job) refreshUsage() error {

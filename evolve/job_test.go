@@ -258,3 +258,34 @@ func killChildAt(t *testing.T, path, mode, at string, workers int) {
 	child.Process.Signal(syscall.SIGKILL)
 	child.Wait()
 }
+
+// TestBudgetEndsTheIteration: a planner-call budget reached while the
+// candidates are proposed still lets the iteration evaluate, challenge
+// and close what was proposed, so the run has a champion.
+func TestBudgetEndsTheIteration(t *testing.T) {
+	cfg := tinyConfig(ModePopulation)
+	cfg.MaxPlannerCalls = 3 // the first candidate and its local round, then one more
+	j := newJob(t, cfg)
+	run, err := j.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Iterations != 1 || run.Champion == "" || !strings.Contains(run.StopReason, "planner-call budget") || run.Usage.Proposals != 3 {
+		t.Fatalf("run %+v", run)
+	}
+	var its []store.Iteration
+	if err := j.Store.View(func(tx *store.Tx) (err error) {
+		its, err = tx.Iterations(run.ID)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(its) != 1 || !its[0].Done || its[0].Champion != run.Champion {
+		t.Fatalf("iterations %+v", its)
+	}
+	for _, c := range its[0].Candidates {
+		if c.Status == store.CandidateProposed || c.Status == store.CandidateEvaluated {
+			t.Errorf("candidate %d left %s", c.Sample, c.Status)
+		}
+	}
+}

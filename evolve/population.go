@@ -40,7 +40,10 @@ func (j *Job) population(ctx context.Context) error {
 			name string
 			run  func(context.Context, *store.Iteration) error
 		}{{"propose", j.proposeAll}, {"evaluate", j.evaluateAll}, {"challenge", j.challengeAll}} {
-			if j.shouldStop() {
+			// Only an interruption stops between phases: a budget reached
+			// while proposing (no planner call is made after it) lets the
+			// iteration evaluate, challenge and close what it proposed.
+			if j.interrupted() {
 				return nil
 			}
 			j.emit(Event{Kind: EventPhase, Iteration: i, Phase: phase.name})
@@ -323,7 +326,7 @@ func (j *Job) proposeOne(ctx context.Context, it *store.Iteration, pc store.Plan
 		return nil, err
 	}
 	for round := 1; round <= j.Config.LocalRounds; round++ {
-		if best.Status != store.StatusOK || j.stop.Load() || j.budgetNow() != "" {
+		if best.Status != store.StatusOK || j.stop.Load() || j.budgetWith(c.Usage) != "" {
 			break
 		}
 		out, err := j.propose(ctx, it, pc, pc.Sample+1000*round, request{op: OpImprove, parent: c.Policy})
@@ -356,13 +359,23 @@ func (j *Job) proposeOne(ctx context.Context, it *store.Iteration, pc store.Plan
 
 // budgetNow checks the budgets against the usage as stored now; a budget
 // reached stops the run after the iteration.
-func (j *Job) budgetNow() string {
+func (j *Job) budgetNow() string { return j.budgetWith(store.RunUsage{}) }
+
+// budgetWith is budgetNow counting also pending, the usage of work in
+// hand that is not stored yet (a candidate between its local rounds).
+// Candidates proposed at once (--planner-concurrency) do not see each
+// other's pending calls, so they may overshoot a budget by one request
+// each.
+func (j *Job) budgetWith(pending store.RunUsage) string {
 	if err := j.refreshUsage(); err != nil {
 		return ""
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	stored := j.run.Usage
+	addUsage(&j.run.Usage, pending)
 	reason := j.budgetReached()
+	j.run.Usage = stored
 	if reason != "" && j.run.StopReason == "" {
 		j.run.StopReason = reason
 	}

@@ -84,9 +84,10 @@ job writes.`, stdout)
 }
 
 // iterationsPlanned is how many iterations a run makes in all (a chain
-// makes the initial one and K refinements).
+// makes the initial one and K refinements; GEPA the seed candidate and K
+// reflections).
 func iterationsPlanned(cfg evolve.JobConfig) int {
-	if cfg.Mode == evolve.ModeChain {
+	if cfg.Mode == evolve.ModeChain || cfg.Mode == evolve.ModeGEPA {
 		return cfg.Iterations + 1
 	}
 	return cfg.Iterations
@@ -200,6 +201,27 @@ and the champion after it.`, stdout)
 				fmt.Fprintf(stdout, "  #%d: %s\n", pc.Sample, oneLine(c.Problem, 200))
 			}
 		}
+		if p := it.Prompt; p != nil {
+			fmt.Fprintf(stdout, "  prompt candidate %d", p.ID)
+			if p.Parent >= 0 {
+				fmt.Fprintf(stdout, " from %d", p.Parent)
+			}
+			if p.Scored {
+				fmt.Fprintf(stdout, ": scores per seed %s", formatScores(p.Scores))
+				if p.Accepted {
+					fmt.Fprint(stdout, ", accepted")
+				} else {
+					fmt.Fprint(stdout, ", not accepted")
+				}
+			}
+			fmt.Fprintln(stdout)
+			switch {
+			case p.Problem != "":
+				fmt.Fprintf(stdout, "  reflection: %s\n", oneLine(p.Problem, 200))
+			case p.Guidance != "":
+				fmt.Fprintf(stdout, "  guidance: %s\n", oneLine(p.Guidance, 300))
+			}
+		}
 		if r := refusals(it.Candidates); r != "" {
 			fmt.Fprintf(stdout, "  refused or failed on the way: %s\n", r)
 		}
@@ -223,6 +245,14 @@ and the champion after it.`, stdout)
 		fmt.Fprintf(stdout, "\nresume with: policyevolve evolve --resume %s%s\n", run.ID, storeFlag(o.storeOptions))
 	}
 	return nil
+}
+
+func formatScores(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(parts, " ")
 }
 
 // refusals sums candidates' refused attempts and failed seeds by kind:
