@@ -151,6 +151,7 @@ func trimFloat(v float64) string {
 
 // compareReport is the JSON output.
 type compareReport struct {
+	ID             string          `json:"id"` // for "report ID"
 	Env            store.EnvConfig `json:"env"`
 	Budget         int             `json:"budget"`
 	Runs           int             `json:"runs"`
@@ -221,7 +222,7 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	}
 	// The comparison's identity: rerunning it finds its runs again.
 	id := compareID(base, o.runs, o.seed)
-	report := compareReport{Env: env.Config, Budget: o.budget, Runs: o.runs, Seeds: evalSeeds, QLearnEpisodes: o.qlearnEpisodes}
+	report := compareReport{ID: id, Env: env.Config, Budget: o.budget, Runs: o.runs, Seeds: evalSeeds, QLearnEpisodes: o.qlearnEpisodes}
 	for _, m := range methods {
 		row := compareRow{Method: m.label}
 		for r := 0; r < o.runs; r++ {
@@ -326,7 +327,8 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 		return enc.Encode(report)
 	}
 	writeCompareMarkdown(stdout, report)
-	fmt.Fprintf(stderr, "compare: wrote %s.csv and %s.json\n", o.out, o.out)
+	fmt.Fprintf(stderr, "compare: wrote %s.csv and %s.json; an HTML report: policyevolve report %s -o %s.html%s\n",
+		o.out, o.out, report.ID, o.out, storeFlag(o.storeOptions))
 	return nil
 }
 

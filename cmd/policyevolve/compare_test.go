@@ -42,6 +42,9 @@ func TestCompare(t *testing.T) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
+	if !strings.HasPrefix(rep.ID, "cmp-") || !strings.Contains(errOut, "policyevolve report "+rep.ID) {
+		t.Errorf("the comparison's id %q is not given for report:\n%s", rep.ID, errOut)
+	}
 	if _, err := os.Stat(prefix + ".csv"); err != nil {
 		t.Error(err)
 	}
