@@ -40,6 +40,12 @@ type compareOptions struct {
 	// each; qlearnEpisodes is the Q-learner's training length.
 	gepaFeedback   string
 	qlearnEpisodes int
+	// chainFeedback lists the chain's feedback levels, a row each;
+	// zeroShot adds the chain's initial policies as a row; suite "paper"
+	// sets both to the paper's Table 1.
+	chainFeedback string
+	zeroShot      bool
+	suite         string
 }
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -58,6 +64,12 @@ Q-learner, trained once per game and seed (--qlearn-episodes, the paper's
 1000) with no planner call: its wall time is its training time. Then
 compare plays a league of every champion and the baselines bfs, exploit
 and coop.
+
+--chain-feedback sparse,dense,critic makes a chain row per feedback level
+(chain-sparse, …); --zero-shot adds the chain runs' initial policies
+(iteration 0, before any feedback) as a row; --suite paper is both: the
+rows of the paper's Table 1 (zero-shot, chain sparse, dense and critic,
+population, GEPA, Q-learner, BFS) under one budget.
 
 It prints a Table-1-style report — per method, efficiency, equality,
 sustainability and peace as mean (min–max) over runs, league rating,
@@ -82,6 +94,9 @@ reuses (or resumes) them.`, stdout)
 	fs.IntVar(&o.candidates, "candidates", evolve.DefaultCandidates, "population candidates per iteration")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "population local refinement rounds (0: none)")
 	fs.IntVar(&o.workers, "workers", 0, "episodes played at once (default: the CPUs)")
+	fs.StringVar(&o.chainFeedback, "chain-feedback", "dense", "feedback levels of the chain, a row each (chain-LEVEL when more than one): sparse, dense, critic")
+	fs.BoolVar(&o.zeroShot, "zero-shot", false, "add a zero-shot row: the chain runs' initial policies (iteration 0)")
+	fs.StringVar(&o.suite, "suite", "", "paper: the paper's Table 1 rows — zero-shot, chain sparse, dense and critic, population, GEPA, Q-learner, baselines")
 	fs.StringVar(&o.gepaFeedback, "gepa-feedback", "sparse", "feedback levels of GEPA's reflections, a row each: sparse (the paper's), dense, critic")
 	fs.IntVar(&o.qlearnEpisodes, "qlearn-episodes", qlearn.DefaultEpisodes, "training episodes of the Q-learner row (0: no qlearn row)")
 	fs.StringVar(&o.out, "o", "compare", "write the report to PREFIX.csv and PREFIX.json")
@@ -167,7 +182,29 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	if o.qlearnEpisodes < 0 {
 		return usagef("--qlearn-episodes must not be negative (got %d)", o.qlearnEpisodes)
 	}
-	methods := []compareMethod{{label: evolve.ModeChain, mode: evolve.ModeChain}, {label: evolve.ModePopulation, mode: evolve.ModePopulation}}
+	switch o.suite {
+	case "":
+	case "paper":
+		o.chainFeedback, o.zeroShot = "sparse,dense,critic", true
+	default:
+		return usagef("--suite: unknown suite %q (want paper)", o.suite)
+	}
+	var methods []compareMethod
+	levels := strings.Split(o.chainFeedback, ",")
+	for _, level := range levels {
+		level = strings.TrimSpace(level)
+		if _, err := evolve.ParseFeedback(level); err != nil {
+			return usagef("--chain-feedback: %v", err)
+		}
+		m := compareMethod{label: evolve.ModeChain, mode: evolve.ModeChain, feedback: level}
+		if len(levels) > 1 {
+			m.label += "-" + level
+		}
+		if !slices.ContainsFunc(methods, func(x compareMethod) bool { return x.label == m.label }) {
+			methods = append(methods, m)
+		}
+	}
+	methods = append(methods, compareMethod{label: evolve.ModePopulation, mode: evolve.ModePopulation})
 	for _, level := range strings.Split(o.gepaFeedback, ",") {
 		level = strings.TrimSpace(level)
 		if _, err := evolve.ParseFeedback(level); err != nil {
@@ -222,6 +259,8 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	}
 	// The comparison's identity: rerunning it finds its runs again.
 	id := compareID(base, o.runs, o.seed)
+	// zero-shot: the first chain method's initial policies.
+	var zero zeroShotRow
 	report := compareReport{ID: id, Env: env.Config, Budget: o.budget, Runs: o.runs, Seeds: evalSeeds, QLearnEpisodes: o.qlearnEpisodes}
 	for _, m := range methods {
 		row := compareRow{Method: m.label}
@@ -230,8 +269,11 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 			cfg.Mode, cfg.Seed = m.mode, o.seed+uint64(r)
 			cfg.Iterations = o.budget // an upper bound: the budget stops the run
 			cfg.PoolTag = fmt.Sprintf("%s-%s-%d", id, m.label, r)
-			if m.mode == evolve.ModeGEPA {
+			switch m.mode {
+			case evolve.ModeGEPA:
 				cfg.Planners, cfg.Feedback = planners[:1], m.feedback
+			case evolve.ModeChain:
+				cfg.Feedback = m.feedback
 			}
 			fmt.Fprintf(stderr, "compare: %s run %d/%d (seed %d)\n", m.label, r+1, o.runs, cfg.Seed)
 			run, err := compareRun(ctx, s, sb, &o, cfg, stderr)
@@ -239,8 +281,17 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 				return err
 			}
 			row.addRun(run)
+			if o.zeroShot && m.mode == evolve.ModeChain && (zero.from == "" || zero.from == m.label) {
+				if err := zero.addInitial(s, run, m.label); err != nil {
+					return err
+				}
+			}
 		}
 		report.Rows = append(report.Rows, row)
+	}
+	if o.zeroShot {
+		// Before the searches, as in the paper's table.
+		report.Rows = slices.Insert(report.Rows, 0, zero.compareRow)
 	}
 	if o.qlearnEpisodes > 0 {
 		row := compareRow{Method: "qlearn"}
@@ -336,6 +387,40 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 // mode (and, for GEPA, the reflections' feedback level) behind it.
 type compareMethod struct {
 	label, mode, feedback string
+}
+
+// zeroShotRow gathers the zero-shot row from the chain runs of one
+// method (from): each run's iteration-0 policy and what it cost.
+type zeroShotRow struct {
+	compareRow
+	from string
+}
+
+func (z *zeroShotRow) addInitial(s *store.Store, run *store.Run, from string) error {
+	z.Method, z.from = "zero-shot", from
+	var its []store.Iteration
+	if err := s.View(func(tx *store.Tx) (err error) {
+		its, err = tx.Iterations(run.ID)
+		return err
+	}); err != nil {
+		return err
+	}
+	z.Runs = append(z.Runs, run.ID)
+	if len(its) == 0 || its[0].Index != 0 {
+		return nil
+	}
+	u := its[0].Usage
+	z.PlannerCalls.add(float64(u.Proposals))
+	z.LLMCalls.add(float64(u.LLMCalls))
+	z.Tokens.add(float64(u.InputTokens + u.OutputTokens))
+	z.Cost.add(u.Cost)
+	if !its[0].Finished.IsZero() {
+		z.WallSeconds.add(its[0].Finished.Sub(its[0].Started).Seconds())
+	}
+	if c := candidateOf(its[0], 0); c != nil && c.Policy != "" && c.Status != store.CandidateFailed {
+		z.Champions = append(z.Champions, c.Policy)
+	}
+	return nil
 }
 
 // addRun adds a run's spending and champion to the row.

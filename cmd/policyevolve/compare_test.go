@@ -148,3 +148,68 @@ func markdownTable(out string) string {
 	}
 	return strings.Join(rows, "\n")
 }
+
+// TestCompareSuitePaper: --suite paper gives the paper's Table 1 rows in
+// its order; the zero-shot row is the chain runs' initial policies (the
+// first chain row's runs, their iteration 0); rerunning reproduces the
+// table.
+func TestCompareSuitePaper(t *testing.T) {
+	dir := t.TempDir()
+	db, prefix := filepath.Join(dir, "suite.db"), filepath.Join(dir, "suite")
+	args := []string{"compare", "--suite", "paper", "--store", db, "--seeds", "0-1", "--budget", "3", "--runs", "1",
+		"--candidates", "1", "--local-rounds", "0", "--qlearn-episodes", "3", "-o", prefix,
+		"--game", "gathering", "--map", "small", "--agents", "4", "--steps", "100"}
+	out, _ := cli(t, args...)
+	data, err := os.ReadFile(prefix + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep compareReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var methods []string
+	rows := map[string]compareRow{}
+	for _, r := range rep.Rows {
+		methods = append(methods, r.Method)
+		rows[r.Method] = r
+	}
+	want := []string{"zero-shot", "chain-sparse", "chain-dense", "chain-critic", "population", "gepa", "qlearn", "bfs", "exploit", "coop"}
+	if !slices.Equal(methods, want) {
+		t.Fatalf("rows %v, want %v", methods, want)
+	}
+	z, first := rows["zero-shot"], rows["chain-sparse"]
+	if !slices.Equal(z.Runs, first.Runs) || len(z.Champions) != 1 || z.PlannerCalls.Mean < 1 || z.PlannerCalls.Mean > 3 {
+		t.Fatalf("zero-shot %+v, chain-sparse runs %v", z, first.Runs)
+	}
+	its := iterations(t, db, z.Runs[0])
+	if its[0].Candidates[0].Policy != z.Champions[0] {
+		t.Errorf("zero-shot champion %.12s, the chain's iteration 0 wrote %.12s", z.Champions[0], its[0].Candidates[0].Policy)
+	}
+	s, err := store.Open(db, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, level := range []string{"sparse", "dense", "critic"} {
+		var run *store.Run
+		if err := s.View(func(tx *store.Tx) (err error) {
+			run, err = tx.Run(rows["chain-"+level].Runs[0])
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var cfg evolve.JobConfig
+		json.Unmarshal(run.Config, &cfg)
+		if run.Mode != evolve.ModeChain || cfg.Feedback != level {
+			t.Errorf("chain-%s row's run: mode %s, feedback %s", level, run.Mode, cfg.Feedback)
+		}
+	}
+	again, _ := cli(t, args...)
+	if markdownTable(again) != markdownTable(out) {
+		t.Errorf("rerun gave another table:\n%s\nfirst:\n%s", markdownTable(again), markdownTable(out))
+	}
+	code, _, errOut := runCLI(t, t.Context(), "compare", "--suite", "nope", "--store", db)
+	if code != 2 || !strings.Contains(errOut, `--suite: unknown suite "nope"`) {
+		t.Errorf("--suite nope: exit %d, %s", code, errOut)
+	}
+}
