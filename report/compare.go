@@ -81,7 +81,7 @@ func (s *Stat) Add(v float64) {
 var compareBaselines = []string{"bfs", "exploit", "coop"}
 
 // compareTag parses a compare run's pool tag: comparison id, method, run.
-var compareTag = regexp.MustCompile(`^(cmp-[0-9a-f]+)-(chain|population)-([0-9]+)$`)
+var compareTag = regexp.MustCompile(`^(cmp-[0-9a-f]+)-(chain|population|[a-z]+-[a-z]+|gepa)-([0-9]+)$`)
 
 // comparisonOf is the comparison a pool tag belongs to, or "".
 func comparisonOf(tag string) string {
@@ -91,8 +91,66 @@ func comparisonOf(tag string) string {
 	return ""
 }
 
-// loadComparison finds comparison id's runs and league in the store.
+// storedComparison is the comparison as compare stored it when it ended
+// (every row, in compare's order, with compare's statistics), or nil.
+func storedComparison(tx *store.Tx, id string) (*Comparison, error) {
+	rec, err := tx.Comparison(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rep struct {
+		Env    store.EnvConfig `json:"env"`
+		Budget int             `json:"budget"`
+		Runs   int             `json:"runs"`
+		Seeds  []uint64        `json:"seeds"`
+		Rows   []struct {
+			Method                                      string
+			Runs, Champions                             []string
+			Efficiency, Equality, Sustainability, Peace Stat
+			Rating                                      Stat `json:"league_rating"`
+			Exploitability                              Stat
+			PlannerCalls                                Stat `json:"planner_calls"`
+			LLMCalls                                    Stat `json:"llm_calls"`
+			Tokens, Cost                                Stat
+			WallSeconds                                 Stat `json:"wall_seconds"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(rec.Report, &rep); err != nil {
+		return nil, fmt.Errorf("comparison %s: %w", id, err)
+	}
+	c := &Comparison{ID: id, Env: rep.Env, Budget: rep.Budget, Runs: rep.Runs, EvalSeeds: rep.Seeds, League: true}
+	for _, r := range rep.Rows {
+		row := CompareRow{Method: r.Method, Runs: r.Runs, Champions: r.Champions, Efficiency: r.Efficiency, Equality: r.Equality,
+			Sustainability: r.Sustainability, Peace: r.Peace, Rating: r.Rating, Exploitability: r.Exploitability,
+			PlannerCalls: r.PlannerCalls, LLMCalls: r.LLMCalls, Tokens: r.Tokens, Cost: r.Cost, WallSeconds: r.WallSeconds}
+		for _, id := range r.Runs {
+			run, err := tx.Run(id)
+			if err != nil {
+				return nil, fmt.Errorf("comparison %s names run %s: %w", c.ID, id, err)
+			}
+			row.Statuses = append(row.Statuses, run.Status)
+			if c.MatchSeeds == nil {
+				var cfg evolve.JobConfig
+				if json.Unmarshal(run.Config, &cfg) == nil && cfg.MatchSeeds != nil {
+					c.MatchSeeds, c.Planners = cfg.MatchSeeds, cfg.Planners
+				}
+			}
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	return c, nil
+}
+
+// loadComparison finds comparison id: as compare stored it when it ended,
+// else (compare still running, or stopped) from its runs and the league
+// matches stored so far.
 func loadComparison(tx *store.Tx, id string) (*Comparison, error) {
+	if c, err := storedComparison(tx, id); c != nil || err != nil {
+		return c, err
+	}
 	runs, err := tx.Runs()
 	if err != nil {
 		return nil, err

@@ -45,7 +45,7 @@ func checkTx(tx *bolt.Tx) []string {
 	}
 	for _, name := range allBuckets {
 		// These came later; a writable open adds them to older stores.
-		later := string(name) == string(bLLMKeys) || string(name) == string(bIterations) || string(name) == string(bAdmissions)
+		later := string(name) == string(bLLMKeys) || string(name) == string(bIterations) || string(name) == string(bAdmissions) || string(name) == string(bComparisons)
 		if tx.Bucket(name) == nil && !later {
 			add("missing bucket %s", name)
 		}
@@ -220,6 +220,15 @@ func checkTx(tx *bolt.Tx) []string {
 			var a Admission
 			if decode("admissions", k, v, &a) && string(k) != string(admissionKey(a.Policy, a.Game)) {
 				add("admissions: record under %q is about %.12s in %s", k, a.Policy, a.Game)
+			}
+			return nil
+		})
+	}
+	if cmps := tx.Bucket(bComparisons); cmps != nil {
+		cmps.ForEach(func(k, v []byte) error {
+			var c Comparison
+			if decode("comparisons", k, v, &c) && c.ID != string(k) {
+				add("comparisons: record under %s has id %s", k, c.ID)
 			}
 			return nil
 		})

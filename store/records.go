@@ -355,3 +355,13 @@ type LLMCall struct {
 	TokensReasoning int      `json:"tokens_reasoning,omitempty"`
 	Attempts        int      `json:"attempts,omitempty"` // HTTP attempts, retries included
 }
+
+// Comparison is the report of a comparison (compare): its id ("cmp-…"),
+// when it was made, and the report as compare wrote it (JSON: rows of
+// methods with their runs, champions and statistics). The runs it names
+// are in the store too.
+type Comparison struct {
+	ID      string          `json:"id"`
+	Created time.Time       `json:"created"`
+	Report  json.RawMessage `json:"report"`
+}

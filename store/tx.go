@@ -557,3 +557,25 @@ func (tx *Tx) Admission(policy, game string) (*Admission, error) {
 	}
 	return a, nil
 }
+
+// PutComparison stores (or replaces) a comparison's report.
+func (tx *Tx) PutComparison(c *Comparison) error {
+	if c.Created.IsZero() {
+		c.Created = time.Now().UTC()
+	}
+	return put(tx.b.Bucket(bComparisons), []byte(c.ID), c)
+}
+
+// Comparison returns a comparison's stored report (ErrNotFound when it
+// has none: compare has not finished it, or the store predates them).
+func (tx *Tx) Comparison(id string) (*Comparison, error) {
+	b := tx.b.Bucket(bComparisons)
+	if b == nil {
+		return nil, fmt.Errorf("comparison %s: %w", id, ErrNotFound)
+	}
+	c := &Comparison{}
+	if err := get(b, []byte(id), c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

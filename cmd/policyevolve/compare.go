@@ -369,6 +369,16 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 			row.Exploitability.add(math.Max(0, -ex[i].Margin))
 		}
 	}
+	// Stored, for "report ID": the table as computed, rows in order.
+	b, err := json.Marshal(report)
+	if err != nil {
+		return err
+	}
+	if err := s.Update(func(tx *store.Tx) error {
+		return tx.PutComparison(&store.Comparison{ID: report.ID, Report: b})
+	}); err != nil {
+		return fmt.Errorf("store the comparison: %w", err)
+	}
 	if err := writeCompareFiles(o.out, report); err != nil {
 		return err
 	}

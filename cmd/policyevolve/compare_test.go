@@ -204,6 +204,18 @@ func TestCompareSuitePaper(t *testing.T) {
 			t.Errorf("chain-%s row's run: mode %s, feedback %s", level, run.Mode, cfg.Feedback)
 		}
 	}
+	// The HTML report shows the table as compare stored it, every row.
+	page := filepath.Join(dir, "suite.html")
+	cli(t, "report", rep.ID, "--store", db, "-o", page, "--no-replay")
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range want {
+		if !strings.Contains(string(html), ">"+m+"<") {
+			t.Errorf("the report of %s has no row %s", rep.ID, m)
+		}
+	}
 	again, _ := cli(t, args...)
 	if markdownTable(again) != markdownTable(out) {
 		t.Errorf("rerun gave another table:\n%s\nfirst:\n%s", markdownTable(again), markdownTable(out))
