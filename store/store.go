@@ -43,9 +43,9 @@ var (
 	bRuns        = []byte("runs")
 	bCritiques   = []byte("critiques")
 	bLLMCalls    = []byte("llm_calls")
-	bLLMKeys     = []byte("llm_keys")   // run NUL request key → id of the successful call
-	bIterations  = []byte("iterations") // run NUL big-endian iteration → Iteration
-	bAdmissions  = []byte("admissions") // policy id NUL game → Admission
+	bLLMKeys     = []byte("llm_keys")    // run NUL request key → id of the successful call
+	bIterations  = []byte("iterations")  // run NUL big-endian iteration → Iteration
+	bAdmissions  = []byte("admissions")  // policy id NUL game → Admission
 	bComparisons = []byte("comparisons") // comparison id → Comparison
 	allBuckets   = [][]byte{bMeta, bPolicies, bEvaluations, bMatches, bRatings, bPools, bRuns, bCritiques, bLLMCalls, bLLMKeys,
 		bIterations, bAdmissions, bComparisons}
