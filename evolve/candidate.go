@@ -74,6 +74,11 @@ func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.Planned
 			}
 			req.Inspirations = append(req.Inspirations, s)
 		}
+		if task.Feedback == Raw {
+			if req.Excerpt, err = j.arena.Excerpt(ctx, r.parent); err != nil {
+				return nil, err
+			}
+		}
 		if task.Feedback == Critic || planner.Name() == GrammarName {
 			// The critic's findings (and, for planners that act on
 			// numbers, its diagnostics).

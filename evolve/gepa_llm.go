@@ -46,7 +46,7 @@ func (p *LLMPlanner) Reflect(ctx context.Context, req ReflectRequest) (*Reflecti
 	if err != nil {
 		return nil, err
 	}
-	dense := req.Feedback == Dense || req.Feedback == Critic
+	dense := req.Feedback.dense()
 	d := prompts.ReflectData{Game: g, Guidance: req.Guidance, Problem: req.Problem, Dense: dense}
 	if req.Policy.Policy.ID != "" {
 		d.Policy = promptPolicy(req.Policy, "policy")

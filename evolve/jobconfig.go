@@ -53,7 +53,7 @@ type JobConfig struct {
 	Iterations int `json:"iterations"`
 	// Candidates per population iteration (M).
 	Candidates int `json:"candidates"`
-	// Feedback shown to the planner: sparse, dense or critic.
+	// Feedback shown to the planner: sparse, dense, critic or raw.
 	Feedback string `json:"feedback"`
 	// LocalRounds of local refinement per candidate before it challenges
 	// the pool (population mode; negative: none).

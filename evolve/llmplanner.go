@@ -110,7 +110,7 @@ func (p *LLMPlanner) Init(ctx context.Context, req InitRequest) (*Proposal, erro
 // the task's level: sparse shows rewards, dense adds the social metrics,
 // critic adds the critic's reflections.
 func (p *LLMPlanner) Improve(ctx context.Context, req ImproveRequest) (*Proposal, error) {
-	dense := req.Feedback == Dense || req.Feedback == Critic
+	dense := req.Feedback.dense()
 	return p.start(ctx, req.Task, OpImprove, []string{req.Parent.Policy.ID}, func(g prompts.Game) (string, error) {
 		d := prompts.ImproveData{Game: g, Iteration: req.Iteration, Iterations: req.Iterations, Dense: dense,
 			Parent: promptPolicy(req.Parent, "current")}
@@ -125,8 +125,11 @@ func (p *LLMPlanner) Improve(ctx context.Context, req ImproveRequest) (*Proposal
 			}
 			d.Inspirations = append(d.Inspirations, promptPolicy(s, fmt.Sprintf("inspiration-%d", i+1)))
 		}
-		if req.Feedback == Critic {
+		switch req.Feedback {
+		case Critic:
 			d.Reflections = req.Reflections
+		case Raw:
+			d.Excerpt = req.Excerpt
 		}
 		return p.Prompts.Improve(d)
 	})
@@ -134,7 +137,7 @@ func (p *LLMPlanner) Improve(ctx context.Context, req ImproveRequest) (*Proposal
 
 // Crossover asks for a policy that merges two parents.
 func (p *LLMPlanner) Crossover(ctx context.Context, req CrossoverRequest) (*Proposal, error) {
-	dense := req.Feedback == Dense || req.Feedback == Critic
+	dense := req.Feedback.dense()
 	return p.start(ctx, req.Task, OpCrossover, []string{req.A.Policy.ID, req.B.Policy.ID}, func(g prompts.Game) (string, error) {
 		return p.Prompts.Crossover(prompts.CrossoverData{Game: g, Dense: dense,
 			A: promptPolicy(req.A, "parent-a"), B: promptPolicy(req.B, "parent-b")})

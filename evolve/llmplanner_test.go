@@ -159,7 +159,8 @@ func TestEveryAttemptFails(t *testing.T) {
 }
 
 // TestImproveFeedbackLevels: sparse shows rewards only, dense the social
-// metrics too, critic the reflections as well; the parent is recorded.
+// metrics too, critic the reflections as well, raw a trajectory excerpt
+// instead; the parent is recorded.
 func TestImproveFeedbackLevels(t *testing.T) {
 	a := llmArena(t)
 	ctx := context.Background()
@@ -175,20 +176,25 @@ func TestImproveFeedbackLevels(t *testing.T) {
 	})
 	scored := Scored{Policy: parent, Eval: rep.Evaluation, Elo: 1210, Rated: true}
 	refl := []critic.Reflection{{Code: "idle", Text: "Agents stood still half the time.", Stake: 1}}
-	for _, fb := range []Feedback{Sparse, Dense, Critic} {
+	excerpt, err := a.Excerpt(ctx, rep.ID)
+	if err != nil || !strings.Contains(excerpt, "step 0:") {
+		t.Fatalf("excerpt %q, %v", excerpt, err)
+	}
+	for _, fb := range []Feedback{Sparse, Dense, Critic, Raw} {
 		path := filepath.Join(t.TempDir(), "a.txt")
 		os.WriteFile(path, []byte(llm.FormatReplay([]string{validAnswer})), 0o644)
 		p := plannerFor(t, a, "replay:"+path, "run-"+string(fb))
 		loop := &FixLoop{Planner: p, Sandbox: a.Sandbox, Store: a.Store}
 		out, err := loop.Improve(ctx, ImproveRequest{Task: Task{Env: a.Env, Run: "run-" + string(fb), Feedback: fb, Iteration: 1, Iterations: 3},
-			Parent: scored, History: []Scored{scored}, Reflections: refl})
+			Parent: scored, History: []Scored{scored}, Reflections: refl, Excerpt: excerpt})
 		if err != nil || out.Policy == nil {
 			t.Fatalf("%s: %+v %v", fb, out, err)
 		}
 		prompt := calls(t, a.Store, "run-"+string(fb))[0].Prompt
 		hasMetrics := strings.Contains(prompt, "efficiency ")
 		hasRefl := strings.Contains(prompt, "Agents stood still half the time.")
-		if hasMetrics != (fb != Sparse) || hasRefl != (fb == Critic) || !strings.Contains(prompt, "Iteration 1/3: write an improved policy") ||
+		hasExcerpt := strings.Contains(prompt, excerpt)
+		if hasMetrics != (fb != Sparse) || hasRefl != (fb == Critic) || hasExcerpt != (fb == Raw) || !strings.Contains(prompt, "Iteration 1/3: write an improved policy") ||
 			!strings.Contains(prompt, "reward per agent") || !strings.Contains(prompt, strings.TrimSpace(string(example(t, "bfs")))[:40]) {
 			t.Errorf("%s: metrics %v, reflections %v in prompt:\n%s", fb, hasMetrics, hasRefl, prompt)
 		}

@@ -63,15 +63,23 @@ const (
 	Dense Feedback = "dense"
 	// Critic is Dense plus the trajectory critic's reflections.
 	Critic Feedback = "critic"
+	// Raw is Dense plus a compact excerpt of the parent's raw trajectory
+	// in place of the critic's reflections: PolicyEvolve's "no critic"
+	// arm, so experiments can tell what the critic adds.
+	Raw Feedback = "raw"
 )
 
-// ParseFeedback accepts "sparse", "dense" and "critic".
+// Shows reports whether the level shows the social metrics (all but
+// sparse).
+func (f Feedback) dense() bool { return f == Dense || f == Critic || f == Raw }
+
+// ParseFeedback accepts "sparse", "dense", "critic" and "raw".
 func ParseFeedback(s string) (Feedback, error) {
 	switch f := Feedback(s); f {
-	case Sparse, Dense, Critic:
+	case Sparse, Dense, Critic, Raw:
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown feedback level %q (want sparse, dense or critic)", s)
+	return "", fmt.Errorf("unknown feedback level %q (want sparse, dense, critic or raw)", s)
 }
 
 // Task is what every planner call shares: the environment the policy is
@@ -126,6 +134,9 @@ type ImproveRequest struct {
 	// (nil when the critic did not run), for planners that act on numbers.
 	Reflections []critic.Reflection
 	Diagnostics *critic.Diagnostics
+	// Excerpt is a compact excerpt of Parent's raw self-play trajectory,
+	// shown at the Raw level.
+	Excerpt string
 }
 
 // CrossoverRequest asks for a policy that merges two parents.

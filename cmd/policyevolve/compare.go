@@ -66,10 +66,12 @@ compare plays a league of every champion and the baselines bfs, exploit
 and coop.
 
 --chain-feedback sparse,dense,critic makes a chain row per feedback level
-(chain-sparse, …); --zero-shot adds the chain runs' initial policies
+(chain-sparse, …; raw shows a trajectory excerpt instead of the critic's
+reflections); --zero-shot adds the chain runs' initial policies
 (iteration 0, before any feedback) as a row; --suite paper is both: the
-rows of the paper's Table 1 (zero-shot, chain sparse, dense and critic,
-population, GEPA, Q-learner, BFS) under one budget.
+rows of the paper's Table 1 (zero-shot, chain sparse and dense, with our
+raw and critic levels, population, GEPA, Q-learner, BFS) under one
+budget.
 
 It prints a Table-1-style report — per method, efficiency, equality,
 sustainability and peace as mean (min–max) over runs, league rating,
@@ -94,9 +96,9 @@ reuses (or resumes) them.`, stdout)
 	fs.IntVar(&o.candidates, "candidates", evolve.DefaultCandidates, "population candidates per iteration")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "population local refinement rounds (0: none)")
 	fs.IntVar(&o.workers, "workers", 0, "episodes played at once (default: the CPUs)")
-	fs.StringVar(&o.chainFeedback, "chain-feedback", "dense", "feedback levels of the chain, a row each (chain-LEVEL when more than one): sparse, dense, critic")
+	fs.StringVar(&o.chainFeedback, "chain-feedback", "dense", "feedback levels of the chain, a row each (chain-LEVEL when more than one): sparse, dense, raw, critic")
 	fs.BoolVar(&o.zeroShot, "zero-shot", false, "add a zero-shot row: the chain runs' initial policies (iteration 0)")
-	fs.StringVar(&o.suite, "suite", "", "paper: the paper's Table 1 rows — zero-shot, chain sparse, dense and critic, population, GEPA, Q-learner, baselines")
+	fs.StringVar(&o.suite, "suite", "", "paper: the paper's Table 1 rows — zero-shot, chain sparse, dense, raw and critic, population, GEPA, Q-learner, baselines")
 	fs.StringVar(&o.gepaFeedback, "gepa-feedback", "sparse", "feedback levels of GEPA's reflections, a row each: sparse (the paper's), dense, critic")
 	fs.IntVar(&o.qlearnEpisodes, "qlearn-episodes", qlearn.DefaultEpisodes, "training episodes of the Q-learner row (0: no qlearn row)")
 	fs.StringVar(&o.out, "o", "compare", "write the report to PREFIX.csv and PREFIX.json")
@@ -185,7 +187,7 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	switch o.suite {
 	case "":
 	case "paper":
-		o.chainFeedback, o.zeroShot = "sparse,dense,critic", true
+		o.chainFeedback, o.zeroShot = "sparse,dense,raw,critic", true
 	default:
 		return usagef("--suite: unknown suite %q (want paper)", o.suite)
 	}

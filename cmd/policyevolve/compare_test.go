@@ -174,7 +174,7 @@ func TestCompareSuitePaper(t *testing.T) {
 		methods = append(methods, r.Method)
 		rows[r.Method] = r
 	}
-	want := []string{"zero-shot", "chain-sparse", "chain-dense", "chain-critic", "population", "gepa", "qlearn", "bfs", "exploit", "coop"}
+	want := []string{"zero-shot", "chain-sparse", "chain-dense", "chain-raw", "chain-critic", "population", "gepa", "qlearn", "bfs", "exploit", "coop"}
 	if !slices.Equal(methods, want) {
 		t.Fatalf("rows %v, want %v", methods, want)
 	}
@@ -190,7 +190,7 @@ func TestCompareSuitePaper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, level := range []string{"sparse", "dense", "critic"} {
+	for _, level := range []string{"sparse", "dense", "raw", "critic"} {
 		var run *store.Run
 		if err := s.View(func(tx *store.Tx) (err error) {
 			run, err = tx.Run(rows["chain-"+level].Runs[0])

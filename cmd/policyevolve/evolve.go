@@ -42,7 +42,9 @@ metrics and exploitability, has the planner write --candidates candidates
 reflections), evaluates them in self-play, plays each against --opponents
 pool members, promotes those whose win rate is above the threshold and
 trims the pool. --mode chain is the paper's Algorithm 1: an initial policy
-and --iterations refinements shown sparse, dense or critic feedback.
+and --iterations refinements shown sparse, dense, critic or raw feedback
+(raw: an excerpt of the raw trajectory instead of the critic's
+reflections).
 --mode gepa is GEPA-style prompt evolution, the paper's third baseline:
 it evolves the strategy guidance of the planner's system prompt — a seed
 candidate, then --iterations reflections (each reads a parent's policy
@@ -72,7 +74,7 @@ resume; the second abandons the step in flight) and kill -9: resume with
 		evolve.DefaultPopulationIterations, evolve.DefaultChainIterations))
 	fs.IntVar(&o.cfg.Candidates, "candidates", evolve.DefaultCandidates, "candidates per population iteration (M)")
 	fs.IntVar(&o.cfg.Pool.Opponents, "opponents", 4, "opponents each candidate plays (n)")
-	fs.StringVar(&o.cfg.Feedback, "feedback", "", "feedback shown to the planner: sparse, dense or critic (default: critic for population, dense for chain, sparse for gepa's reflections)")
+	fs.StringVar(&o.cfg.Feedback, "feedback", "", "feedback shown to the planner: sparse, dense, critic or raw (default: critic for population, dense for chain, sparse for gepa's reflections)")
 	fs.IntVar(&o.cfg.LocalRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
 	fs.Float64Var(&o.cfg.CrossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
 	fs.StringVar(&o.planner, "planner", "", "grammar: the offline planner (the default without --llm; with --llm, also in the bandit)")

@@ -44,7 +44,7 @@ from the store without a call; pass another --sample for a fresh draw.`, stdout)
 	o.sandboxOptions.register(fs)
 	o.llmOptions.register(fs)
 	fs.StringVar(&o.from, "from", "", "id (or unique prefix) of the stored policy to improve")
-	fs.StringVar(&o.feedback, "feedback", "dense", "what the model is shown of --from: sparse (reward), dense (+ social metrics) or critic (+ reflections)")
+	fs.StringVar(&o.feedback, "feedback", "dense", "what the model is shown of --from: sparse (reward), dense (+ social metrics), critic (+ reflections) or raw (+ a trajectory excerpt)")
 	fs.IntVar(&o.sample, "sample", 0, "which draw from the same prompt: another number asks again")
 	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds")
 	fs.BoolVar(&o.asJSON, "json", false, "machine-readable output")
@@ -103,6 +103,9 @@ func runPropose(ctx context.Context, o proposeOptions, stdout, stderr io.Writer)
 			// The analytic critic's reflections on the parent's
 			// self-play (stored with it, reused next time).
 			req.Reflections, req.Diagnostics, err = arena.Reflect(ctx, req.Parent.Policy.ID, critic.Analytic{}, "", 0)
+		}
+		if err == nil && fb == evolve.Raw {
+			req.Excerpt, err = arena.Excerpt(ctx, req.Parent.Policy.ID)
 		}
 		if err == nil {
 			out, err = loop.Improve(ctx, req)

@@ -120,6 +120,7 @@ type ImproveData struct {
 	History               []Policy // the chain's iterations, oldest first
 	Inspirations          []Policy // up to three pool members
 	Reflections           []critic.Reflection
+	Excerpt               string // a raw trajectory excerpt (raw feedback)
 }
 
 // CrossoverData is the crossover prompt's data.

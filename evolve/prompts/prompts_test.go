@@ -105,6 +105,10 @@ func TestGolden(t *testing.T) {
 		"improve-critic-population": func() (string, error) {
 			return s.Improve(ImproveData{Game: clean, Dense: true, Parent: parent, Inspirations: insp, Reflections: reflections})
 		},
+		"improve-raw": func() (string, error) {
+			return s.Improve(ImproveData{Game: clean, Dense: true, Parent: parent,
+				Excerpt: "seed 0, 2 agents, 1000 steps recorded; per agent: action reward position\nstep 0: 0:forward 0 (3,4) 1:clean -1 (5,6) | reward -1, apples 0/40, waste 30/60\n"})
+		},
 		"crossover": func() (string, error) {
 			return s.Crossover(CrossoverData{Game: gath, Dense: true, A: insp[0], B: insp[1]})
 		},
