@@ -80,3 +80,47 @@ func Invade(ctx context.Context, env Env, a, b envs.Actor, k int, seeds []uint64
 	}
 	return inv, nil
 }
+
+// Actor returns a stored policy ready to play seats of an episode: a
+// built-in (or Q-table) in process, a source through the sandbox
+// (compiled once, like every arena episode).
+func (a *Arena) Actor(ctx context.Context, id string) (envs.Actor, error) {
+	a.defaults()
+	p, prog, err := a.program(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if prog != nil {
+		return prog.Actor(), nil
+	}
+	return builtinActor(p)
+}
+
+// WorstInvader seats one agent of each invader among residents (k = 1)
+// on the arena's match seeds and returns the invader that gains most over
+// the residents (its per-agent return minus theirs) and that margin;
+// "" when no invader earns more than the residents.
+func (a *Arena) WorstInvader(ctx context.Context, resident string, invaders []string) (string, float64, error) {
+	b, err := a.Actor(ctx, resident)
+	if err != nil {
+		return "", 0, err
+	}
+	worst, margin := "", 0.0
+	for _, id := range invaders {
+		if id == resident {
+			continue
+		}
+		inv, err := a.Actor(ctx, id)
+		if err != nil {
+			return "", 0, err
+		}
+		r, err := Invade(ctx, a.Env, inv, b, 1, a.MatchSeeds)
+		if err != nil {
+			return "", 0, err
+		}
+		if m := r.A.Return - r.B.Return; m > margin || (m == margin && worst != "" && id < worst) {
+			worst, margin = id, m
+		}
+	}
+	return worst, margin, nil
+}

@@ -127,7 +127,7 @@ func (j *Job) open(ctx context.Context) error {
 	j.profile = NewProfile(j.Store)
 	j.arena = &Arena{Profile: j.profile, Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
 		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Workers: j.Config.Workers, Log: j.Log}
-	if j.dedupe, err = loadDedupe(j.Store); err != nil {
+	if j.dedupe, err = loadDedupe(j.Store, j.RunID, j.arena.GlobalPool()); err != nil {
 		return err
 	}
 	if j.Config.Mode == ModePopulation {

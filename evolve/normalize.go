@@ -84,20 +84,35 @@ type dedupeEntry struct {
 	origin store.Origin
 }
 
-// loadDedupe indexes every source policy in the store.
-func loadDedupe(s *store.Store) (*dedupe, error) {
-	var ps []store.Policy
-	if err := s.View(func(tx *store.Tx) (err error) {
-		ps, err = tx.Policies()
-		return err
-	}); err != nil {
-		return nil, err
-	}
+// loadDedupe indexes the source policies a run's candidates must not
+// repeat: those the run wrote itself and the members of its global pool.
+// A policy another run wrote is not a duplicate: runs compared side by
+// side (compare) may write the same policy independently, and each must
+// be able to count it.
+func loadDedupe(s *store.Store, run, globalPool string) (*dedupe, error) {
 	d := &dedupe{seen: map[string]dedupeEntry{}}
-	for _, p := range ps {
-		if p.Builtin == "" {
-			d.add(&p)
+	err := s.View(func(tx *store.Tx) error {
+		ps, err := tx.Policies()
+		if err != nil {
+			return err
 		}
+		members, err := tx.Members(globalPool)
+		if err != nil {
+			return err
+		}
+		inPool := map[string]bool{}
+		for _, m := range members {
+			inPool[m.Policy] = true
+		}
+		for _, p := range ps {
+			if p.Builtin == "" && (p.Origin.Run == run && run != "" || inPool[p.ID]) {
+				d.add(&p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return d, nil
 }

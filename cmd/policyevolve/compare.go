@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"policyevolve/baselines/qlearn"
+	"policyevolve/envs/ssd"
 	"policyevolve/evolve"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -46,6 +47,8 @@ type compareOptions struct {
 	chainFeedback string
 	zeroShot      bool
 	suite         string
+	// transfer and invaders add the experiment's extra tables.
+	transfer, invaders bool
 }
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -97,6 +100,8 @@ reuses (or resumes) them.`, stdout)
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "population local refinement rounds (0: none)")
 	fs.IntVar(&o.workers, "workers", 0, "episodes played at once (default: the CPUs)")
 	fs.StringVar(&o.chainFeedback, "chain-feedback", "dense", "feedback levels of the chain, a row each (chain-LEVEL when more than one): sparse, dense, raw, critic")
+	fs.BoolVar(&o.transfer, "transfer", false, "also play each champion on every built-in map of the game (a transfer table)")
+	fs.BoolVar(&o.invaders, "invaders", false, "also find each champion's worst invader among the league's players (k = 1)")
 	fs.BoolVar(&o.zeroShot, "zero-shot", false, "add a zero-shot row: the chain runs' initial policies (iteration 0)")
 	fs.StringVar(&o.suite, "suite", "", "paper: the paper's Table 1 rows — zero-shot, chain sparse, dense, raw and critic, population, GEPA, Q-learner, baselines")
 	fs.StringVar(&o.gepaFeedback, "gepa-feedback", "sparse", "feedback levels of GEPA's reflections, a row each: sparse (the paper's), dense, critic")
@@ -111,6 +116,7 @@ reuses (or resumes) them.`, stdout)
 
 // compareRow is one line of the report.
 type compareRow struct {
+	compareExtras
 	Method         string   `json:"method"`
 	Runs           []string `json:"runs,omitempty"`
 	Champions      []string `json:"champions"`
@@ -187,7 +193,7 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	switch o.suite {
 	case "":
 	case "paper":
-		o.chainFeedback, o.zeroShot = "sparse,dense,raw,critic", true
+		o.chainFeedback, o.zeroShot, o.transfer, o.invaders = "sparse,dense,raw,critic", true, true, true
 	default:
 		return usagef("--suite: unknown suite %q (want paper)", o.suite)
 	}
@@ -346,6 +352,23 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 		report.Rows = append(report.Rows, compareRow{Method: name, Champions: []string{baselineIDs[name]}})
 	}
 	fmt.Fprintf(stderr, "compare: league of %d policies\n", len(players))
+	// Names for the players in the extra tables: "bfs", or the method
+	// whose champion it is and a short id.
+	playerName := func(id string) string {
+		for _, row := range report.Rows {
+			if slices.Contains(row.Champions, id) {
+				if row.Runs == nil {
+					return row.Method
+				}
+				return fmt.Sprintf("%s %.8s", row.Method, id)
+			}
+		}
+		return fmt.Sprintf("%.8s", id)
+	}
+	game, _ := ssd.ParseGame(env.Config.Game)
+	if o.transfer || o.invaders {
+		fmt.Fprintf(stderr, "compare: transfer %v, invaders %v\n", o.transfer, o.invaders)
+	}
 	league, err := arena.League(ctx, players, matchSeeds)
 	if err != nil {
 		return err
@@ -370,6 +393,19 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 			row.Rating.add(league.Ratings[i])
 			row.Exploitability.add(math.Max(0, -ex[i].Margin))
 		}
+		if err := addRefusals(s, row); err != nil {
+			return err
+		}
+		if o.transfer {
+			if err := addTransfer(ctx, arena, row, evolve.TransferMaps(game, nil)); err != nil {
+				return err
+			}
+		}
+		if o.invaders {
+			if err := addInvaders(ctx, arena, row, players, playerName); err != nil {
+				return err
+			}
+		}
 	}
 	// Stored, for "report ID": the table as computed, rows in order.
 	b, err := json.Marshal(report)
@@ -390,6 +426,7 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 		return enc.Encode(report)
 	}
 	writeCompareMarkdown(stdout, report)
+	writeCompareExtras(stdout, report)
 	fmt.Fprintf(stderr, "compare: wrote %s.csv and %s.json; an HTML report: policyevolve report %s -o %s.html%s\n",
 		o.out, o.out, report.ID, o.out, storeFlag(o.storeOptions))
 	return nil

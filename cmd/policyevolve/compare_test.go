@@ -178,6 +178,17 @@ func TestCompareSuitePaper(t *testing.T) {
 	if !slices.Equal(methods, want) {
 		t.Fatalf("rows %v, want %v", methods, want)
 	}
+	for _, m := range want {
+		r := rows[m]
+		if len(r.Transfer) != 3 || r.Transfer["large"].N != len(r.Champions) || len(r.WorstInvader) != len(r.Champions) || r.InvaderGain.N != len(r.Champions) {
+			t.Errorf("%s: transfer %v, worst invader %v (%+v) for champions %v", m, r.Transfer, r.WorstInvader, r.InvaderGain, r.Champions)
+		}
+	}
+	for _, table := range []string{"Transfer: self-play efficiency", "Worst invader", "| method | default | large | small |"} {
+		if !strings.Contains(out, table) {
+			t.Errorf("no %q in the report:\n%s", table, out)
+		}
+	}
 	z, first := rows["zero-shot"], rows["chain-sparse"]
 	if !slices.Equal(z.Runs, first.Runs) || len(z.Champions) != 1 || z.PlannerCalls.Mean < 1 || z.PlannerCalls.Mean > 3 {
 		t.Fatalf("zero-shot %+v, chain-sparse runs %v", z, first.Runs)
