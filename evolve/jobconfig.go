@@ -3,6 +3,7 @@ package evolve
 import (
 	"errors"
 	"fmt"
+	"policyevolve/evolve/prompts"
 	"runtime"
 	"slices"
 	"strings"
@@ -55,6 +56,10 @@ type JobConfig struct {
 	Candidates int `json:"candidates"`
 	// Feedback shown to the planner: sparse, dense, critic or raw.
 	Feedback string `json:"feedback"`
+	// PromptStyle is how the LLM planner prompts: "" (the paper's
+	// prompts), naive or cot (prompts.Style*). The offline planner has no
+	// prompts.
+	PromptStyle string `json:"prompt_style,omitempty"`
 	// LocalRounds of local refinement per candidate before it challenges
 	// the pool (population mode; negative: none).
 	LocalRounds int `json:"local_rounds"`
@@ -178,6 +183,9 @@ func (c JobConfig) Validate() error {
 	if c.Mode == ModeGEPA && len(c.Planners) > 1 {
 		errs = append(errs, fmt.Errorf("gepa evolves the prompt of one planner, and %d are given (%s)", len(c.Planners), strings.Join(c.Planners, ", ")))
 	}
+	if _, err := ParsePromptStyle(c.PromptStyle); err != nil {
+		errs = append(errs, err)
+	}
 	if _, err := ParseFeedback(c.Feedback); err != nil {
 		errs = append(errs, err)
 	}
@@ -197,4 +205,16 @@ func (c JobConfig) Validate() error {
 		errs = append(errs, fmt.Errorf("promotion threshold %v: no candidate could beat it", c.Pool.PromoteThreshold))
 	}
 	return errors.Join(errs...)
+}
+
+// ParsePromptStyle accepts standard (or ""), naive and cot, and returns
+// the style as JobConfig and prompts.Game hold it ("" for standard).
+func ParsePromptStyle(s string) (string, error) {
+	switch s {
+	case "", "standard":
+		return prompts.StyleStandard, nil
+	case prompts.StyleNaive, prompts.StyleCoT:
+		return s, nil
+	}
+	return "", fmt.Errorf("unknown prompt style %q (want standard, naive or cot)", s)
 }

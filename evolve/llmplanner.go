@@ -21,6 +21,9 @@ type LLMPlanner struct {
 	// Guidance, when set, ends the system message as its strategy
 	// guidance (a GEPA prompt candidate; see Guide).
 	Guidance string
+	// Style is the prompting style: prompts.StyleStandard (""), naive
+	// or cot.
+	Style string
 }
 
 var _ Planner = (*LLMPlanner)(nil)
@@ -40,7 +43,9 @@ func (p *LLMPlanner) game(t Task) (prompts.Game, error) {
 	if t.Env.Map == nil {
 		return prompts.Game{}, errors.New("llm planner: the task has no environment")
 	}
-	return prompts.NewGame(t.Env.Map, t.Env.Config.Agents, t.Env.Config.MaxSteps)
+	g, err := prompts.NewGame(t.Env.Map, t.Env.Config.Agents, t.Env.Config.MaxSteps)
+	g.Style = p.Style
+	return g, err
 }
 
 func (p *LLMPlanner) start(ctx context.Context, t Task, op string, parents []string, user func(prompts.Game) (string, error)) (*Proposal, error) {

@@ -49,6 +49,7 @@ type compareOptions struct {
 	suite         string
 	// transfer and invaders add the experiment's extra tables.
 	transfer, invaders bool
+	promptStyle        string
 }
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -99,6 +100,11 @@ reuses (or resumes) them.`, stdout)
 	fs.IntVar(&o.candidates, "candidates", evolve.DefaultCandidates, "population candidates per iteration")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "population local refinement rounds (0: none)")
 	fs.IntVar(&o.workers, "workers", 0, "episodes played at once (default: the CPUs)")
+	fs.Func("prompt-style", "how the LLM planner prompts: standard (the paper's prompts), naive (the task only: no example, no reasoning) or cot (reasoning step by step under named headings)", func(s string) error {
+		st, err := evolve.ParsePromptStyle(s)
+		o.promptStyle = st
+		return err
+	})
 	fs.StringVar(&o.chainFeedback, "chain-feedback", "dense", "feedback levels of the chain, a row each (chain-LEVEL when more than one): sparse, dense, raw, critic")
 	fs.BoolVar(&o.transfer, "transfer", false, "also play each champion on every built-in map of the game (a transfer table)")
 	fs.BoolVar(&o.invaders, "invaders", false, "also find each champion's worst invader among the league's players (k = 1)")
@@ -258,7 +264,7 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	}
 	base := evolve.JobConfig{Game: o.game, Map: o.mapArg, Agents: o.agents, Steps: o.steps, EvalSeeds: evalSeeds,
 		MatchSeeds: matchSeeds, Planners: planners, MaxPlannerCalls: o.budget, Workers: o.workers, Backend: o.backend,
-		Candidates: o.candidates, LocalRounds: o.localRounds}
+		Candidates: o.candidates, LocalRounds: o.localRounds, PromptStyle: o.promptStyle}
 	if o.localRounds == 0 {
 		base.LocalRounds = -1
 	}
@@ -600,7 +606,7 @@ func compareRun(ctx context.Context, s *store.Store, sb *sandbox.Sandbox, o *com
 		if err != nil {
 			return nil, err
 		}
-		return &evolve.LLMPlanner{Client: client, Prompts: ps}, nil
+		return &evolve.LLMPlanner{Client: client, Prompts: ps, Style: cfg.PromptStyle}, nil
 	}
 	release := onInterrupt(job.Stop)
 	defer release()

@@ -75,6 +75,11 @@ resume; the second abandons the step in flight) and kill -9: resume with
 	fs.IntVar(&o.cfg.Candidates, "candidates", evolve.DefaultCandidates, "candidates per population iteration (M)")
 	fs.IntVar(&o.cfg.Pool.Opponents, "opponents", 4, "opponents each candidate plays (n)")
 	fs.StringVar(&o.cfg.Feedback, "feedback", "", "feedback shown to the planner: sparse, dense, critic or raw (default: critic for population, dense for chain, sparse for gepa's reflections)")
+	fs.Func("prompt-style", "how the LLM planner prompts: standard (the paper's prompts), naive (the task only: no example, no reasoning) or cot (reasoning step by step under named headings)", func(s string) error {
+		st, err := evolve.ParsePromptStyle(s)
+		o.cfg.PromptStyle = st
+		return err
+	})
 	fs.IntVar(&o.cfg.LocalRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
 	fs.Float64Var(&o.cfg.CrossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
 	fs.StringVar(&o.planner, "planner", "", "grammar: the offline planner (the default without --llm; with --llm, also in the bandit)")
@@ -185,7 +190,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		if err != nil {
 			return nil, err
 		}
-		return &evolve.LLMPlanner{Client: client, Prompts: ps}, nil
+		return &evolve.LLMPlanner{Client: client, Prompts: ps, Style: job.Config.PromptStyle}, nil
 	}
 	job.Critic = func(run string) (critic.Critic, error) {
 		if job.Config.Critic != "llm" {

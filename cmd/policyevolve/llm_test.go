@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -242,5 +243,46 @@ func TestProposeKeepsTheKeySecret(t *testing.T) {
 	}
 	if !strings.Contains(string(data), "[redacted]") {
 		t.Error("the answer that quoted the key was not recorded redacted")
+	}
+}
+
+// TestProposePromptStyles: naive drops the example and the reasoning,
+// cot asks for named reasoning steps; the standard prompts have both the
+// example and no named steps. A style that does not exist is a usage
+// error.
+func TestProposePromptStyles(t *testing.T) {
+	clearLLMEnv(t)
+	st := filepath.Join(t.TempDir(), "s.db")
+	for _, style := range []string{"standard", "naive", "cot"} {
+		answers := writeFile(t, "answers.txt", llm.FormatReplay([]string{goodAnswer}))
+		cli(t, append([]string{"propose", "--store", st, "--llm", "replay:" + answers, "--seeds", "0", "--step-timeout", "5s",
+			"--prompt-style", style, "--sample", fmt.Sprint(len(style))}, envFlags...)...)
+	}
+	s, err := store.Open(st, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []store.LLMCall
+	if err := s.View(func(tx *store.Tx) (err error) {
+		calls, err = tx.LLMCalls("")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 3 {
+		t.Fatalf("%d calls", len(calls))
+	}
+	for i, want := range []struct{ example, steps bool }{{true, false}, {false, false}, {true, true}} {
+		c := calls[i]
+		if got := strings.Contains(c.System, "## A working example"); got != want.example {
+			t.Errorf("call %d: example in the system message %v, want %v", i, got, want.example)
+		}
+		if got := strings.Contains(c.Prompt, "Think step by step"); got != want.steps {
+			t.Errorf("call %d: named reasoning steps %v, want %v", i, got, want.steps)
+		}
+	}
+	code, _, errOut := runCLI(t, t.Context(), "propose", "--llm", "replay:x", "--prompt-style", "loud")
+	if code != 2 || !strings.Contains(errOut, `unknown prompt style "loud"`) {
+		t.Errorf("--prompt-style loud: exit %d, %s", code, errOut)
 	}
 }

@@ -20,6 +20,7 @@ type proposeOptions struct {
 	llmOptions
 	from     string
 	feedback string
+	style    string
 	sample   int
 	seeds    string
 	asJSON   bool
@@ -45,6 +46,11 @@ from the store without a call; pass another --sample for a fresh draw.`, stdout)
 	o.llmOptions.register(fs)
 	fs.StringVar(&o.from, "from", "", "id (or unique prefix) of the stored policy to improve")
 	fs.StringVar(&o.feedback, "feedback", "dense", "what the model is shown of --from: sparse (reward), dense (+ social metrics), critic (+ reflections) or raw (+ a trajectory excerpt)")
+	fs.Func("prompt-style", "how the LLM planner prompts: standard (the paper's prompts), naive (the task only: no example, no reasoning) or cot (reasoning step by step under named headings)", func(s string) error {
+		st, err := evolve.ParsePromptStyle(s)
+		o.style = st
+		return err
+	})
 	fs.IntVar(&o.sample, "sample", 0, "which draw from the same prompt: another number asks again")
 	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds")
 	fs.BoolVar(&o.asJSON, "json", false, "machine-readable output")
@@ -89,7 +95,7 @@ func runPropose(ctx context.Context, o proposeOptions, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	planner := &evolve.LLMPlanner{Client: client, Prompts: ps}
+	planner := &evolve.LLMPlanner{Client: client, Prompts: ps, Style: o.style}
 	loop := &evolve.FixLoop{Planner: planner, Sandbox: arena.Sandbox, Store: arena.Store,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, "propose: "+format+"\n", args...) }}
 	task := evolve.Task{Env: arena.Env, Sample: o.sample, Feedback: fb}

@@ -38,7 +38,23 @@ type Game struct {
 	API string
 	// Example is a working policy (examples/policies/bfs.go).
 	Example string
+	// Style is the prompting style (see the Style constants): the
+	// standard prompts, naive or chain-of-thought.
+	Style string
 }
+
+// Prompt styles, as in PolicyEvolve's baselines.
+const (
+	// StyleStandard is the paper's prompts: the rules, the API, the
+	// contract, a working example, and reasoning before the code.
+	StyleStandard = ""
+	// StyleNaive is the task only: the rules, the API and the contract,
+	// no example, and the code without an explanation.
+	StyleNaive = "naive"
+	// StyleCoT asks the model to reason step by step, in named steps,
+	// before the code.
+	StyleCoT = "cot"
+)
 
 // Action is one action as the prompts list it.
 type Action struct {

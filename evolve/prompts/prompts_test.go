@@ -94,8 +94,18 @@ func TestGolden(t *testing.T) {
 	render := map[string]func() (string, error){
 		"system-gathering": func() (string, error) { return s.System(gath) },
 		"system-cleanup":   func() (string, error) { return s.System(clean) },
-		"init-gathering":   func() (string, error) { return s.Init(InitData{Game: gath, Iteration: 0, Iterations: 3}) },
-		"init-cleanup":     func() (string, error) { return s.Init(InitData{Game: clean, Iteration: 0, Iterations: 3}) },
+		"system-naive": func() (string, error) {
+			g := clean
+			g.Style = StyleNaive
+			return s.System(g)
+		},
+		"improve-cot": func() (string, error) {
+			g := gath
+			g.Style = StyleCoT
+			return s.Improve(ImproveData{Game: g, Iteration: 2, Iterations: 3, Dense: true, Parent: parent, History: history})
+		},
+		"init-gathering": func() (string, error) { return s.Init(InitData{Game: gath, Iteration: 0, Iterations: 3}) },
+		"init-cleanup":   func() (string, error) { return s.Init(InitData{Game: clean, Iteration: 0, Iterations: 3}) },
 		"improve-sparse": func() (string, error) {
 			return s.Improve(ImproveData{Game: gath, Iteration: 2, Iterations: 3, Parent: parent, History: history})
 		},
