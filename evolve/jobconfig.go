@@ -60,6 +60,10 @@ type JobConfig struct {
 	// prompts), naive or cot (prompts.Style*). The offline planner has no
 	// prompts.
 	PromptStyle string `json:"prompt_style,omitempty"`
+	// Invasion makes invasion resistance a parent-selection objective
+	// (population): each parent's worst invader among the pool's members,
+	// one agent among its own, measured on the match seeds each iteration.
+	Invasion bool `json:"invasion,omitempty"`
 	// LocalRounds of local refinement per candidate before it challenges
 	// the pool (population mode; negative: none).
 	LocalRounds int `json:"local_rounds"`

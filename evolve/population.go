@@ -113,6 +113,19 @@ func (j *Job) plan(ctx context.Context, it *store.Iteration) error {
 	if err := j.exploitability(sources, members); err != nil {
 		return err
 	}
+	if j.Config.Invasion {
+		var ids []string
+		for _, m := range members {
+			ids = append(ids, m.ID)
+		}
+		for i := range sources {
+			_, gain, err := j.arena.WorstInvader(ctx, sources[i].ID, ids)
+			if err != nil {
+				return err
+			}
+			sources[i].Invadability = gain
+		}
+	}
 	rng := rand.New(rand.NewPCG(j.seedFor("plan", it.Index), 0))
 	var order []string
 	for _, front := range pool.SelectionFronts(sources) {

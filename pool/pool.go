@@ -18,6 +18,11 @@ type Member struct {
 	// this one in a mixed match (0 when none did): lower is better. Used
 	// by parent selection, not by eviction.
 	Exploitability float64
+	// Invadability is the largest gain of one invader among this policy's
+	// agents (k = 1: its per-agent return minus the residents'), over the
+	// pool's members; 0 when none gains or it was not measured. Lower is
+	// better; used by parent selection when the search asks for it.
+	Invadability float64
 }
 
 // Config holds the rules' parameters. The zero value works.
@@ -137,13 +142,13 @@ func dominates(a, b Member) bool {
 func Fronts(members []Member) [][]int { return fronts(members, dominates) }
 
 // selection are what parent selection maximises: eviction's objectives,
-// peace, and the opposite of exploitability.
-func selection(m Member) [6]float64 {
-	return [6]float64{m.Elo, m.Efficiency, m.Equality, m.Sustainability, m.Peace, -m.Exploitability}
+// peace, and the opposites of exploitability and invadability.
+func selection(m Member) [7]float64 {
+	return [7]float64{m.Elo, m.Efficiency, m.Equality, m.Sustainability, m.Peace, -m.Exploitability, -m.Invadability}
 }
 
 // SelectionFronts sorts members into Pareto fronts over (Elo, efficiency,
-// equality, sustainability, peace, -exploitability), best first, for
+// equality, sustainability, peace, -exploitability, -invadability), best first, for
 // choosing parents: a policy a pool member exploits does not come first on
 // self-play alone.
 func SelectionFronts(members []Member) [][]int {

@@ -147,3 +147,31 @@ func TestEvict(t *testing.T) {
 		})
 	}
 }
+
+// TestSelectionFronts: exploitability and invadability count against a
+// member, so a member equal on everything else but easier to exploit or
+// invade comes after the other.
+func TestSelectionFronts(t *testing.T) {
+	base := Member{ID: "a", Elo: 1200, Efficiency: 1, Equality: 0.5, Sustainability: 100, Peace: 10}
+	for _, tc := range []struct {
+		name   string
+		change func(*Member)
+	}{
+		{"exploitability", func(m *Member) { m.Exploitability = 3 }},
+		{"invadability", func(m *Member) { m.Invadability = 3 }},
+	} {
+		worse := base
+		worse.ID = "b"
+		tc.change(&worse)
+		fronts := SelectionFronts([]Member{worse, base})
+		if len(fronts) != 2 || fronts[0][0] != 1 || fronts[1][0] != 0 {
+			t.Errorf("%s: fronts %v, want [[1] [0]]", tc.name, fronts)
+		}
+	}
+	// Better Elo but invadable: neither dominates.
+	a, b := base, base
+	b.ID, b.Elo, b.Invadability = "b", 1300, 5
+	if fronts := SelectionFronts([]Member{a, b}); len(fronts) != 1 {
+		t.Errorf("fronts %v, want one", fronts)
+	}
+}

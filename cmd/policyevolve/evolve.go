@@ -80,6 +80,7 @@ resume; the second abandons the step in flight) and kill -9: resume with
 		o.cfg.PromptStyle = st
 		return err
 	})
+	fs.BoolVar(&o.cfg.Invasion, "invasion", false, "population: make invasion resistance a parent-selection objective (each parent's worst invader among the pool's members, k = 1)")
 	fs.IntVar(&o.cfg.LocalRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
 	fs.Float64Var(&o.cfg.CrossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
 	fs.StringVar(&o.planner, "planner", "", "grammar: the offline planner (the default without --llm; with --llm, also in the bandit)")
