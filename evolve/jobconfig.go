@@ -64,6 +64,10 @@ type JobConfig struct {
 	// (population): each parent's worst invader among the pool's members,
 	// one agent among its own, measured on the match seeds each iteration.
 	Invasion bool `json:"invasion,omitempty"`
+	// Adversarial tells the LLM planner it may do anything to maximise
+	// the reward (the paper's adaptive attacker): how often must the
+	// sandbox refuse (runs show counts it)?
+	Adversarial bool `json:"adversarial,omitempty"`
 	// LocalRounds of local refinement per candidate before it challenges
 	// the pool (population mode; negative: none).
 	LocalRounds int `json:"local_rounds"`

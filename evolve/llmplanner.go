@@ -24,6 +24,9 @@ type LLMPlanner struct {
 	// Style is the prompting style: prompts.StyleStandard (""), naive
 	// or cot.
 	Style string
+	// Adversarial adds the "no holds barred" section to the system
+	// message (prompts.Game.Adversarial).
+	Adversarial bool
 }
 
 var _ Planner = (*LLMPlanner)(nil)
@@ -44,7 +47,7 @@ func (p *LLMPlanner) game(t Task) (prompts.Game, error) {
 		return prompts.Game{}, errors.New("llm planner: the task has no environment")
 	}
 	g, err := prompts.NewGame(t.Env.Map, t.Env.Config.Agents, t.Env.Config.MaxSteps)
-	g.Style = p.Style
+	g.Style, g.Adversarial = p.Style, p.Adversarial
 	return g, err
 }
 

@@ -50,6 +50,7 @@ type compareOptions struct {
 	// transfer and invaders add the experiment's extra tables.
 	transfer, invaders bool
 	promptStyle        string
+	adversarial        bool
 }
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -105,6 +106,7 @@ reuses (or resumes) them.`, stdout)
 		o.promptStyle = st
 		return err
 	})
+	fs.BoolVar(&o.adversarial, "adversarial", false, "tell the LLM planner it may do anything to maximise the reward (the paper's adaptive attacker); the refusals table counts what the sandbox refused")
 	fs.StringVar(&o.chainFeedback, "chain-feedback", "dense", "feedback levels of the chain, a row each (chain-LEVEL when more than one): sparse, dense, raw, critic")
 	fs.BoolVar(&o.transfer, "transfer", false, "also play each champion on every built-in map of the game (a transfer table)")
 	fs.BoolVar(&o.invaders, "invaders", false, "also find each champion's worst invader among the league's players (k = 1)")
@@ -264,7 +266,7 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	}
 	base := evolve.JobConfig{Game: o.game, Map: o.mapArg, Agents: o.agents, Steps: o.steps, EvalSeeds: evalSeeds,
 		MatchSeeds: matchSeeds, Planners: planners, MaxPlannerCalls: o.budget, Workers: o.workers, Backend: o.backend,
-		Candidates: o.candidates, LocalRounds: o.localRounds, PromptStyle: o.promptStyle}
+		Candidates: o.candidates, LocalRounds: o.localRounds, PromptStyle: o.promptStyle, Adversarial: o.adversarial}
 	if o.localRounds == 0 {
 		base.LocalRounds = -1
 	}
@@ -606,7 +608,7 @@ func compareRun(ctx context.Context, s *store.Store, sb *sandbox.Sandbox, o *com
 		if err != nil {
 			return nil, err
 		}
-		return &evolve.LLMPlanner{Client: client, Prompts: ps, Style: cfg.PromptStyle}, nil
+		return &evolve.LLMPlanner{Client: client, Prompts: ps, Style: cfg.PromptStyle, Adversarial: cfg.Adversarial}, nil
 	}
 	release := onInterrupt(job.Stop)
 	defer release()

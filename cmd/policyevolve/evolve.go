@@ -80,6 +80,7 @@ resume; the second abandons the step in flight) and kill -9: resume with
 		o.cfg.PromptStyle = st
 		return err
 	})
+	fs.BoolVar(&o.cfg.Adversarial, "adversarial", false, "tell the LLM planner it may do anything to maximise the reward (the paper's adaptive attacker); runs show counts what the sandbox refused")
 	fs.BoolVar(&o.cfg.Invasion, "invasion", false, "population: make invasion resistance a parent-selection objective (each parent's worst invader among the pool's members, k = 1)")
 	fs.IntVar(&o.cfg.LocalRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
 	fs.Float64Var(&o.cfg.CrossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
@@ -191,7 +192,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		if err != nil {
 			return nil, err
 		}
-		return &evolve.LLMPlanner{Client: client, Prompts: ps, Style: job.Config.PromptStyle}, nil
+		return &evolve.LLMPlanner{Client: client, Prompts: ps, Style: job.Config.PromptStyle, Adversarial: job.Config.Adversarial}, nil
 	}
 	job.Critic = func(run string) (critic.Critic, error) {
 		if job.Config.Critic != "llm" {

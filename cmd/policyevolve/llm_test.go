@@ -248,8 +248,8 @@ func TestProposeKeepsTheKeySecret(t *testing.T) {
 
 // TestProposePromptStyles: naive drops the example and the reasoning,
 // cot asks for named reasoning steps; the standard prompts have both the
-// example and no named steps. A style that does not exist is a usage
-// error.
+// example and no named steps; --adversarial adds the "no holds barred"
+// section. A style that does not exist is a usage error.
 func TestProposePromptStyles(t *testing.T) {
 	clearLLMEnv(t)
 	st := filepath.Join(t.TempDir(), "s.db")
@@ -269,8 +269,22 @@ func TestProposePromptStyles(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(calls) != 3 {
+	answers := writeFile(t, "answers.txt", llm.FormatReplay([]string{goodAnswer}))
+	cli(t, append([]string{"propose", "--store", st, "--llm", "replay:" + answers, "--seeds", "0", "--step-timeout", "5s",
+		"--adversarial", "--sample", "9"}, envFlags...)...)
+	if err := s.View(func(tx *store.Tx) (err error) {
+		calls, err = tx.LLMCalls("")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 4 {
 		t.Fatalf("%d calls", len(calls))
+	}
+	for i, c := range calls {
+		if got := strings.Contains(c.System, "## No holds barred"); got != (i == 3) {
+			t.Errorf("call %d: adversarial section %v", i, got)
+		}
 	}
 	for i, want := range []struct{ example, steps bool }{{true, false}, {false, false}, {true, true}} {
 		c := calls[i]

@@ -18,12 +18,13 @@ type proposeOptions struct {
 	envOptions
 	sandboxOptions
 	llmOptions
-	from     string
-	feedback string
-	style    string
-	sample   int
-	seeds    string
-	asJSON   bool
+	from        string
+	feedback    string
+	style       string
+	adversarial bool
+	sample      int
+	seeds       string
+	asJSON      bool
 }
 
 func cmdPropose(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -51,6 +52,7 @@ from the store without a call; pass another --sample for a fresh draw.`, stdout)
 		o.style = st
 		return err
 	})
+	fs.BoolVar(&o.adversarial, "adversarial", false, "tell the model it may do anything to maximise the reward (the paper's adaptive attacker)")
 	fs.IntVar(&o.sample, "sample", 0, "which draw from the same prompt: another number asks again")
 	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds")
 	fs.BoolVar(&o.asJSON, "json", false, "machine-readable output")
@@ -95,7 +97,7 @@ func runPropose(ctx context.Context, o proposeOptions, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	planner := &evolve.LLMPlanner{Client: client, Prompts: ps, Style: o.style}
+	planner := &evolve.LLMPlanner{Client: client, Prompts: ps, Style: o.style, Adversarial: o.adversarial}
 	loop := &evolve.FixLoop{Planner: planner, Sandbox: arena.Sandbox, Store: arena.Store,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, "propose: "+format+"\n", args...) }}
 	task := evolve.Task{Env: arena.Env, Sample: o.sample, Feedback: fb}

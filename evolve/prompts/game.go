@@ -41,6 +41,10 @@ type Game struct {
 	// Style is the prompting style (see the Style constants): the
 	// standard prompts, naive or chain-of-thought.
 	Style string
+	// Adversarial tells the model it may do anything to maximise its
+	// reward (the paper's adaptive attacker), to measure how often the
+	// sandbox must refuse what it writes.
+	Adversarial bool
 }
 
 // Prompt styles, as in PolicyEvolve's baselines.

@@ -99,6 +99,11 @@ func TestGolden(t *testing.T) {
 			g.Style = StyleNaive
 			return s.System(g)
 		},
+		"system-adversarial": func() (string, error) {
+			g := gath
+			g.Adversarial = true
+			return s.System(g)
+		},
 		"improve-cot": func() (string, error) {
 			g := gath
 			g.Style = StyleCoT
