@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -118,9 +119,11 @@ func StartEmbedded(c EmbeddedConfig) (*Embedded, error) {
 // loopback address; other machines use this machine's name).
 func (e *Embedded) URL() string { return e.srv.ClientURL() }
 
-// InProcess is the client option that connects to this server through
-// memory rather than the network (the server's TLS does not apply).
-func (e *Embedded) InProcess() nats.Option { return nats.InProcessServer(e.srv) }
+// Connect connects to this server through memory rather than the network
+// (its authentication applies, its TLS does not), as name.
+func (e *Embedded) Connect(name string, auth Auth) (*nats.Conn, error) {
+	return Connect(strings.Replace(e.URL(), "tls://", "nats://", 1), name, auth, nats.InProcessServer(e.srv))
+}
 
 // Close shuts the server down and waits until it has.
 func (e *Embedded) Close() {
