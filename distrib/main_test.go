@@ -105,13 +105,13 @@ func (c crashOn) Play(ctx context.Context, ep *evolve.Episode) (*envs.Result, er
 // its streams in a directory of the test: it can be stopped and started
 // again with its state.
 type testServer struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	port int
 	e    *Embedded
 }
 
-func startServer(t *testing.T) *testServer {
+func startServer(t testing.TB) *testServer {
 	t.Helper()
 	s := &testServer{t: t, dir: t.TempDir(), port: -1}
 	s.start()
@@ -164,7 +164,7 @@ func (w *worker) log() string {
 
 // startWorker starts a worker process on the server at u; env adds to its
 // environment. It is killed when the test ends.
-func startWorker(t *testing.T, u, name string, slots int, env ...string) *worker {
+func startWorker(t testing.TB, u, name string, slots int, env ...string) *worker {
 	t.Helper()
 	w := &worker{cmd: exec.Command(os.Args[0]), exited: make(chan struct{})}
 	w.cmd.Env = append(os.Environ(), envWorkerURL+"="+u, envWorkerName+"="+name, envWorkerCache+"="+testCache,
@@ -189,7 +189,7 @@ func startWorker(t *testing.T, u, name string, slots int, env ...string) *worker
 }
 
 // newSandbox is a native sandbox on the test's cache, with adjustments.
-func newSandbox(t *testing.T, adjust ...func(*sandbox.Config)) *sandbox.Sandbox {
+func newSandbox(t testing.TB, adjust ...func(*sandbox.Config)) *sandbox.Sandbox {
 	t.Helper()
 	cfg := sandbox.Config{Backend: sandbox.Native, CacheDir: testCache}
 	for _, f := range adjust {
@@ -226,7 +226,7 @@ func openStore(t *testing.T) *store.Store {
 var testQueue = QueueConfig{AckWait: time.Second, MaxDeliver: 2}
 
 // newRemote is a coordinator's executor on the server at u.
-func newRemote(t *testing.T, u string) *Remote {
+func newRemote(t testing.TB, u string) *Remote {
 	t.Helper()
 	nc, err := Connect(u, "test coordinator", Auth{})
 	if err != nil {

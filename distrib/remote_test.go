@@ -304,9 +304,7 @@ func TestPoisonJobs(t *testing.T) {
 	if !errors.Is(err, evolve.ErrJobFailed) || !strings.Contains(err.Error(), "no worker finished the episode in 2 deliveries") {
 		t.Fatalf("a job every worker dies on: %v", err)
 	}
-	if r.dead.Load() != 1 {
-		t.Errorf("%d dead letters, want 1", r.dead.Load())
-	}
+	waitFor(t, "the dead letter to be counted", func() bool { return r.dead.Load() == 1 })
 
 	// A job that does not decode, sent by hand.
 	if _, err := r.js.Publish(ctx, jobSubject("native", "garbage"), []byte("{not json")); err != nil {
@@ -362,5 +360,67 @@ func TestWorkerDrains(t *testing.T) {
 	})
 	if s, _ := stats(t, r, "drained"); s.Name != "" {
 		t.Errorf("a drained worker left its statistics: %+v", s)
+	}
+}
+
+// TestCoordinatorRestart: a coordinator that stops while its jobs wait in
+// the queue (killed, or abandoning a step) finds their results when it
+// starts again, by their addresses, without playing them twice; and
+// no more than InFlight jobs of a coordinator wait at once.
+func TestCoordinatorRestart(t *testing.T) {
+	sb := newSandbox(t, noCost)
+	srv := startServer(t)
+	nc, err := Connect(srv.url(), "first coordinator", Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := NewRemote(context.Background(), nc, RemoteConfig{Queue: testQueue, InFlight: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var eps []*evolve.Episode
+	for seed := range uint64(4) {
+		eps = append(eps, episodeOf(t, sb, slowPolicy, 5, seed))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, ep := range eps {
+		wg.Go(func() { first.Play(ctx, ep) })
+	}
+	// No worker yet: two jobs wait, the others wait their turn.
+	waitFor(t, "two jobs in the queue", func() bool {
+		qs, err := Queues(context.Background(), nc)
+		return err == nil && len(qs) == 1 && qs[0].Waiting == 2
+	})
+	time.Sleep(200 * time.Millisecond)
+	if qs, _ := Queues(context.Background(), nc); qs[0].Waiting != 2 {
+		t.Fatalf("with InFlight 2, %d jobs wait", qs[0].Waiting)
+	}
+	cancel() // the coordinator stops
+	wg.Wait()
+	first.Close()
+	nc.Close()
+
+	startWorker(t, srv.url(), "w", 1)
+	second := newRemote(t, srv.url())
+	waitFor(t, "the worker to play the two jobs", func() bool {
+		s, _ := stats(t, second, "w")
+		return s.Jobs == 2
+	})
+	local := &evolve.Local{Sandbox: sb}
+	defer local.Close()
+	for k, ep := range eps {
+		got := played(second.Play(context.Background(), ep))
+		if want := played(local.Play(context.Background(), ep)); got != want {
+			t.Errorf("episode %d: %s\nlocally: %s", k, got, want)
+		}
+	}
+	waitFor(t, "the worker's statistics", func() bool {
+		s, _ := stats(t, second, "w")
+		return s.Jobs >= 4
+	})
+	time.Sleep(time.Second) // heartbeats: a late one can only count fewer
+	if s, _ := stats(t, second, "w"); s.Jobs != 4 {
+		t.Fatalf("the worker played %d jobs for 4 episodes", s.Jobs)
 	}
 }

@@ -30,10 +30,11 @@ type WorkerStats struct {
 	Failed int64 `json:"failed"`
 	Errors int64 `json:"errors"`
 	Busy   int64 `json:"busy"` // jobs in hand
-	// Rate is episodes per second over the last minute; Playing the mean
-	// seconds a job's episode took.
-	Rate    float64 `json:"rate"`
-	Playing float64 `json:"playing"`
+	// Rate is episodes per second over the last minute; JobSeconds the
+	// mean time a job took (compiling its policies the first time, and
+	// playing).
+	Rate       float64 `json:"rate"`
+	JobSeconds float64 `json:"job_seconds"`
 }
 
 // workerCounters are a worker's running counts.
@@ -41,7 +42,7 @@ type workerCounters struct {
 	started              time.Time
 	jobs, failed, errors atomic.Int64
 	busy                 atomic.Int64
-	playingNanos         atomic.Int64
+	jobNanos             atomic.Int64
 	mu                   sync.Mutex // guards samples
 	samples              []sample   // (time, jobs) at each heartbeat, the last minute's
 }
@@ -53,7 +54,7 @@ type sample struct {
 
 func (c *workerCounters) played(d time.Duration, failed bool) {
 	c.jobs.Add(1)
-	c.playingNanos.Add(int64(d))
+	c.jobNanos.Add(int64(d))
 	if failed {
 		c.failed.Add(1)
 	}
@@ -68,7 +69,7 @@ func (w *Worker) Stats() WorkerStats {
 		Concurrency: w.cfg.Concurrency, Started: c.started, Seen: now, Jobs: c.jobs.Load(),
 		Failed: c.failed.Load(), Errors: c.errors.Load(), Busy: c.busy.Load()}
 	if s.Jobs > 0 {
-		s.Playing = time.Duration(c.playingNanos.Load()).Seconds() / float64(s.Jobs)
+		s.JobSeconds = time.Duration(c.jobNanos.Load()).Seconds() / float64(s.Jobs)
 	}
 	c.mu.Lock()
 	c.samples = append(c.samples, sample{now, s.Jobs})
@@ -106,7 +107,7 @@ func (w *Worker) heartbeats(ctx context.Context) {
 		cancel()
 		select {
 		case <-ctx.Done():
-			if kv != nil {
+			if kv != nil && w.nc.IsConnected() {
 				dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				kv.Delete(dctx, w.cfg.Name)
 				cancel()

@@ -110,11 +110,14 @@ type Worker struct {
 	js  jetstream.JetStream
 
 	draining atomic.Bool
-	mu       sync.Mutex // guards cons and locals
+	mu       sync.Mutex // guards cons, locals and stopWaiting
 	cons     jetstream.Consumer
-	locals   map[evolve.Limits]*evolve.Local
-	stats    workerCounters
-	logged   rateLog
+	// stopWaiting ends the waits for a job (not the jobs in hand) when
+	// the worker drains.
+	stopWaiting context.CancelFunc
+	locals      map[evolve.Limits]*evolve.Local
+	stats       workerCounters
+	logged      rateLog
 }
 
 // NewWorker returns a worker on the server nc is connected to.
@@ -137,7 +140,14 @@ func (w *Worker) Name() string { return w.cfg.Name }
 
 // Drain asks the worker to take no more jobs: Run returns once the jobs
 // in hand are played and answered. It may be called from any goroutine.
-func (w *Worker) Drain() { w.draining.Store(true) }
+func (w *Worker) Drain() {
+	w.draining.Store(true)
+	w.mu.Lock()
+	if w.stopWaiting != nil {
+		w.stopWaiting()
+	}
+	w.mu.Unlock()
+}
 
 // Run serves jobs until Drain has been called and the jobs in hand are
 // done, or ctx ends (jobs in hand are then handed back to the queue).
@@ -153,24 +163,33 @@ func (w *Worker) Run(ctx context.Context) error {
 		stopHB()
 		<-hbDone
 	}()
+	waiting, stop := context.WithCancel(ctx)
+	defer stop()
+	w.mu.Lock()
+	w.stopWaiting = stop
+	w.mu.Unlock()
+	if w.draining.Load() {
+		stop()
+	}
 	var wg sync.WaitGroup
 	for range w.cfg.Concurrency {
-		wg.Go(func() { w.slot(ctx) })
+		wg.Go(func() { w.slot(ctx, waiting) })
 	}
 	wg.Wait()
 	return ctx.Err()
 }
 
-// slot takes one job at a time until the worker drains or ctx ends.
-func (w *Worker) slot(ctx context.Context) {
-	for attempt := 0; !w.draining.Load() && ctx.Err() == nil; {
-		cons, err := w.consumer(ctx)
+// slot takes one job at a time until the worker drains (waiting ends) or
+// ctx ends; a job in hand is played under ctx.
+func (w *Worker) slot(ctx, waiting context.Context) {
+	for attempt := 0; waiting.Err() == nil; {
+		cons, err := w.consumer(waiting)
 		if err != nil {
-			sleep(ctx, backoff(attempt))
+			sleep(waiting, backoff(attempt))
 			attempt++
 			continue
 		}
-		fctx, cancel := context.WithTimeout(ctx, w.cfg.Poll)
+		fctx, cancel := context.WithTimeout(waiting, w.cfg.Poll)
 		batch, err := cons.Fetch(1, jetstream.FetchContext(fctx))
 		if err == nil {
 			for m := range batch.Messages() {
@@ -179,13 +198,13 @@ func (w *Worker) slot(ctx context.Context) {
 			err = batch.Error()
 		}
 		cancel()
-		if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || ctx.Err() != nil {
+		if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || waiting.Err() != nil {
 			attempt = 0
 			continue
 		}
 		w.logged.logf(w.cfg.Log, "worker %s: asking for a job: %v", w.cfg.Name, err)
 		w.forget(cons)
-		sleep(ctx, backoff(attempt))
+		sleep(waiting, backoff(attempt))
 		attempt++
 	}
 }
@@ -202,10 +221,12 @@ func (w *Worker) consumer(ctx context.Context) (jetstream.Consumer, error) {
 	defer cancel()
 	c, err := w.js.Consumer(cctx, JobsStream, consumerName(string(w.cfg.Backend)))
 	if err != nil {
-		if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrConsumerNotFound) {
+		switch {
+		case ctx.Err() != nil:
+		case errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrConsumerNotFound):
 			w.logged.logf(w.cfg.Log, "worker %s: waiting for a coordinator to open the %s queue", w.cfg.Name, w.cfg.Backend)
-		} else {
-			w.logged.logf(w.cfg.Log, "worker %s: %v", w.cfg.Name, err)
+		default:
+			w.logged.logf(w.cfg.Log, "worker %s: looking for the %s queue: %v (trying again)", w.cfg.Name, w.cfg.Backend, err)
 		}
 		return nil, err
 	}

@@ -68,11 +68,11 @@ func runWorkers(ctx context.Context, o workersOptions, stdout io.Writer) error {
 	}
 	fmt.Fprintln(stdout)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tHOST\tBACKEND\tSLOTS\tBUSY\tJOBS\tFAILED\tERRORS\tEPISODES/S\tS/EPISODE\tUP\tSEEN")
+	fmt.Fprintln(tw, "NAME\tHOST\tBACKEND\tSLOTS\tBUSY\tJOBS\tFAILED\tERRORS\tEPISODES/S\tS/JOB\tUP\tSEEN")
 	now := time.Now()
 	for _, w := range ws {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.2f\t%.3f\t%s\t%s ago\n", w.Name, w.Host, w.Backend, w.Concurrency,
-			w.Busy, w.Jobs, w.Failed, w.Errors, w.Rate, w.Playing, now.Sub(w.Started).Round(time.Second),
+			w.Busy, w.Jobs, w.Failed, w.Errors, w.Rate, w.JobSeconds, now.Sub(w.Started).Round(time.Second),
 			now.Sub(w.Seen).Round(time.Second))
 	}
 	return tw.Flush()
