@@ -137,8 +137,12 @@ func NewRemote(ctx context.Context, nc *nats.Conn, cfg RemoteConfig) (*Remote, e
 	return r, nil
 }
 
+// errClosed is what Play returns once the Remote is closed.
+var errClosed = errors.New("remote executor closed")
+
 // Close stops listening and waiting; the connection stays open. Episodes
-// still waiting return the context's error of their callers.
+// still waiting return errClosed (their jobs stay in the queue: their
+// results will be found by address).
 func (r *Remote) Close() {
 	r.cancel()
 	r.consume.Stop()
@@ -180,6 +184,8 @@ func (r *Remote) Play(ctx context.Context, ep *evolve.Episode) (*envs.Result, er
 	case <-w.done:
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-r.ctx.Done():
+		return nil, errClosed
 	}
 	if err := w.out.Check(ep); err != nil {
 		// Not kept: a later attempt plays the episode again.

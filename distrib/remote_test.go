@@ -261,8 +261,9 @@ func TestServerRestartMidRun(t *testing.T) {
 // TestPoisonJobs: jobs that can never be played come back as recorded
 // failures (evolve.ErrJobFailed), not as a hang: one every worker fails on
 // (answered by the worker of its last delivery), one every worker dies on
-// (answered by the coordinator from the server's advisory), and one that
-// does not even decode (refused at once). The other jobs are played.
+// (answered by the coordinator from the server's advisory), one that does
+// not decode, and one of a wrong shape (refused at once). The other jobs
+// are played.
 func TestPoisonJobs(t *testing.T) {
 	sb := newSandbox(t, noCost)
 	srv := startServer(t)
@@ -306,17 +307,26 @@ func TestPoisonJobs(t *testing.T) {
 	}
 	waitFor(t, "the dead letter to be counted", func() bool { return r.dead.Load() == 1 })
 
-	// A job that does not decode, sent by hand.
-	if _, err := r.js.Publish(ctx, jobSubject("native", "garbage"), []byte("{not json")); err != nil {
-		t.Fatal(err)
+	// Jobs sent by hand: one that does not decode (handed back, perhaps
+	// for a worker of another version, then failed), one of a wrong shape
+	// (refused at once).
+	shapeless := episodeOf(t, sb, slowPolicy, 5, 4)
+	shapeless.Side = shapeless.Side[:2]
+	data, _ := json.Marshal(shapeless)
+	for id, job := range map[string][]byte{"garbage": []byte("{not json"), shapeless.ID(): data} {
+		if _, err := r.js.Publish(ctx, jobSubject("native", id), job); err != nil {
+			t.Fatal(err)
+		}
 	}
-	var out *evolve.EpisodeResult
-	waitFor(t, "the refusal", func() bool {
-		out = r.lookup(ctx, "garbage")
-		return out != nil
-	})
-	if out.Failure == nil || !strings.Contains(out.Failure.Message, "refused the job") {
-		t.Fatalf("a job that does not decode: %+v", out.Failure)
+	for id, want := range map[string]string{"garbage": "failed on every delivery (2)", shapeless.ID(): "refused the job: episode: 2 seats for 4 agents"} {
+		var out *evolve.EpisodeResult
+		waitFor(t, "an answer to a job sent by hand", func() bool {
+			out = r.lookup(ctx, id)
+			return out != nil
+		})
+		if out.Failure == nil || !strings.Contains(out.Failure.Message, want) {
+			t.Errorf("job %.12s: %+v, want a failure with %q", id, out.Failure, want)
+		}
 	}
 	if _, err := r.Play(ctx, good); err != nil {
 		t.Fatalf("a good job after the poison: %v", err)

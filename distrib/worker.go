@@ -248,27 +248,34 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg) {
 	w.stats.busy.Add(1)
 	defer w.stats.busy.Add(-1)
 	id := lastToken(m.Subject())
-	cfg := w.queueConfig(m)
+	cfg := w.queueConfig()
 	md, err := m.Metadata()
 	if err != nil {
 		m.Term()
 		return
 	}
 	ep, err := decodeJob(id, m.Data())
-	if err != nil {
-		// The same job fails the same way everywhere: answer it now.
+	var bad *badJob
+	if errors.As(err, &bad) {
+		// A job of the wrong shape fails the same way everywhere: answer
+		// it now.
 		w.stats.errors.Add(1)
 		w.logf("worker %s: refused job %.12s: %v", w.cfg.Name, id, err)
 		w.answer(ctx, m, evolve.JobFailed(id, fmt.Sprintf("worker %s refused the job: %v", w.cfg.Name, err)), true)
 		return
 	}
 	start := time.Now()
-	out, err := w.play(ctx, m, ep, id, cfg.AckWait)
+	var out *evolve.EpisodeResult
+	if err == nil {
+		out, err = w.play(ctx, m, ep, id, cfg.AckWait)
+	}
 	if ctx.Err() != nil {
 		m.Nak() // abandoned: another worker takes it now
 		return
 	}
 	if err != nil {
+		// The system's failure, or a job this worker cannot read (from a
+		// coordinator of another version?): perhaps another worker can.
 		w.stats.errors.Add(1)
 		if int(md.NumDelivered) >= cfg.MaxDeliver {
 			why := fmt.Sprintf("failed on every delivery (%d); the last, on worker %s: %v", md.NumDelivered, w.cfg.Name, err)
@@ -284,20 +291,23 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg) {
 	w.answer(ctx, m, out, false)
 }
 
-// decodeJob reads a job: an Episode of the right shape whose content
-// address is id.
+// badJob is a job whose content is wrong wherever it is read.
+type badJob struct{ err error }
+
+func (e *badJob) Error() string { return e.err.Error() }
+
+// decodeJob reads a job: an Episode whose content address is id, of the
+// right shape (else a *badJob).
 func decodeJob(id string, data []byte) (*evolve.Episode, error) {
 	var ep evolve.Episode
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&ep); err != nil {
-		return nil, fmt.Errorf("the job does not decode (a coordinator of another version?): %w", err)
-	}
-	if err := ep.Validate(); err != nil {
-		return nil, err
+	if err := json.Unmarshal(data, &ep); err != nil {
+		return nil, fmt.Errorf("the job does not decode: %w", err)
 	}
 	if ep.ID() != id {
-		return nil, errors.New("the job's content is not what its id says")
+		return nil, errors.New("the job's content is not what its id says (a coordinator of another version?)")
+	}
+	if err := ep.Validate(); err != nil {
+		return nil, &badJob{err}
 	}
 	return &ep, nil
 }
@@ -362,8 +372,8 @@ func (w *Worker) answer(ctx context.Context, m jetstream.Msg, out *evolve.Episod
 	m.DoubleAck(actx)
 }
 
-// queueConfig reads the redelivery settings of the job's consumer.
-func (w *Worker) queueConfig(m jetstream.Msg) QueueConfig {
+// queueConfig reads the redelivery settings of the queue's consumer.
+func (w *Worker) queueConfig() QueueConfig {
 	c := QueueConfig{}
 	w.mu.Lock()
 	if w.cons != nil {
