@@ -110,14 +110,19 @@ type Worker struct {
 	js  jetstream.JetStream
 
 	draining atomic.Bool
-	mu       sync.Mutex // guards cons, locals and stopWaiting
-	cons     jetstream.Consumer
+	drainMu  sync.Mutex // guards stopWaiting
 	// stopWaiting ends the waits for a job (not the jobs in hand) when
 	// the worker drains.
 	stopWaiting context.CancelFunc
-	locals      map[evolve.Limits]*evolve.Local
-	stats       workerCounters
-	logged      rateLog
+
+	consMu sync.Mutex // guards cons
+	cons   jetstream.Consumer
+
+	localsMu sync.Mutex // guards locals
+	locals   map[evolve.Limits]*evolve.Local
+
+	stats  workerCounters
+	logged rateLog
 }
 
 // NewWorker returns a worker on the server nc is connected to.
@@ -142,11 +147,11 @@ func (w *Worker) Name() string { return w.cfg.Name }
 // in hand are played and answered. It may be called from any goroutine.
 func (w *Worker) Drain() {
 	w.draining.Store(true)
-	w.mu.Lock()
+	w.drainMu.Lock()
 	if w.stopWaiting != nil {
 		w.stopWaiting()
 	}
-	w.mu.Unlock()
+	w.drainMu.Unlock()
 }
 
 // Run serves jobs until Drain has been called and the jobs in hand are
@@ -165,9 +170,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	}()
 	waiting, stop := context.WithCancel(ctx)
 	defer stop()
-	w.mu.Lock()
+	w.drainMu.Lock()
 	w.stopWaiting = stop
-	w.mu.Unlock()
+	w.drainMu.Unlock()
 	if w.draining.Load() {
 		stop()
 	}
@@ -212,10 +217,11 @@ func (w *Worker) slot(ctx, waiting context.Context) {
 // consumer returns the queue's consumer for the worker's backend, waiting
 // (as a caller's retries) for a coordinator to create it.
 func (w *Worker) consumer(ctx context.Context) (jetstream.Consumer, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.cons != nil {
-		return w.cons, nil
+	w.consMu.Lock()
+	c := w.cons
+	w.consMu.Unlock()
+	if c != nil {
+		return c, nil
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -230,17 +236,19 @@ func (w *Worker) consumer(ctx context.Context) (jetstream.Consumer, error) {
 		}
 		return nil, err
 	}
+	w.consMu.Lock()
 	w.cons = c
+	w.consMu.Unlock()
 	return c, nil
 }
 
 // forget drops a consumer that failed, to look it up again.
 func (w *Worker) forget(c jetstream.Consumer) {
-	w.mu.Lock()
+	w.consMu.Lock()
 	if w.cons == c {
 		w.cons = nil
 	}
-	w.mu.Unlock()
+	w.consMu.Unlock()
 }
 
 // handle plays one job and answers it.
@@ -375,13 +383,13 @@ func (w *Worker) answer(ctx context.Context, m jetstream.Msg, out *evolve.Episod
 // queueConfig reads the redelivery settings of the queue's consumer.
 func (w *Worker) queueConfig() QueueConfig {
 	c := QueueConfig{}
-	w.mu.Lock()
+	w.consMu.Lock()
 	if w.cons != nil {
 		if info := w.cons.CachedInfo(); info != nil {
 			c.AckWait, c.MaxDeliver = info.Config.AckWait, info.Config.MaxDeliver
 		}
 	}
-	w.mu.Unlock()
+	w.consMu.Unlock()
 	return c.WithDefaults()
 }
 
@@ -396,8 +404,8 @@ func (w *Worker) executor(l evolve.Limits) (evolve.Executor, error) {
 // local returns the Local for a job's limits, whose sandbox has exactly
 // those limits, built the first time.
 func (w *Worker) local(l evolve.Limits) (*evolve.Local, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.localsMu.Lock()
+	defer w.localsMu.Unlock()
 	if ex := w.locals[l]; ex != nil {
 		return ex, nil
 	}
@@ -422,8 +430,8 @@ func (w *Worker) local(l evolve.Limits) (*evolve.Local, error) {
 }
 
 func (w *Worker) closeLocals() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.localsMu.Lock()
+	defer w.localsMu.Unlock()
 	for _, l := range w.locals {
 		l.Close()
 	}
