@@ -434,3 +434,43 @@ func TestCoordinatorRestart(t *testing.T) {
 		t.Fatalf("the worker played %d jobs for 4 episodes", s.Jobs)
 	}
 }
+
+// TestLongJobStaysWithItsWorker: a job that plays for several AckWaits is
+// not given to another slot meanwhile: its worker tells the server it is
+// still at it.
+func TestLongJobStaysWithItsWorker(t *testing.T) {
+	sb := newSandbox(t, noCost)
+	ep := episodeOf(t, sb, slowPolicy, 300, 9)
+	local := &evolve.Local{Sandbox: sb}
+	defer local.Close()
+	want := played(local.Play(context.Background(), ep))
+	srv := startServer(t)
+	nc, err := Connect(srv.url(), "coordinator", Auth{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	r, err := NewRemote(context.Background(), nc, RemoteConfig{Queue: testQueue})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	startWorker(t, srv.url(), "patient", 2) // a second slot would take a redelivery
+	start := time.Now()
+	if got := played(r.Play(context.Background(), ep)); got != want {
+		t.Fatalf("%s\nlocally: %s", got, want)
+	}
+	if took := time.Since(start); took < 2*testQueue.AckWait {
+		t.Skipf("the job took %v, not long enough to outlast AckWait (%v) twice on this machine", took, testQueue.AckWait)
+	}
+	// Once idle, the worker has played the job once: a redelivery would
+	// have reached its second slot while the first played.
+	var s WorkerStats
+	waitFor(t, "the worker to be idle", func() bool {
+		s, _ = stats(t, r, "patient")
+		return s.Jobs > 0 && s.Busy == 0
+	})
+	if s.Jobs != 1 {
+		t.Fatalf("the worker played the job %d times", s.Jobs)
+	}
+}

@@ -95,7 +95,7 @@ func (w *Worker) heartbeats(ctx context.Context) {
 			}
 		}
 		data, _ := json.Marshal(w.Stats())
-		if _, err := kv.Put(ctx, w.cfg.Name, data); err != nil {
+		if _, err := kv.Put(ctx, w.cfg.Name, data); err != nil && ctx.Err() == nil {
 			kv = nil // the server may have lost the bucket: open it again
 		}
 	}
@@ -107,9 +107,15 @@ func (w *Worker) heartbeats(ctx context.Context) {
 		cancel()
 		select {
 		case <-ctx.Done():
-			if kv != nil && w.nc.IsConnected() {
+			// Gone: the entry goes too (after any heartbeat sent).
+			if w.nc.IsConnected() {
 				dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				kv.Delete(dctx, w.cfg.Name)
+				if kv == nil {
+					kv, _ = workersBucket(dctx, w.js)
+				}
+				if kv != nil {
+					kv.Delete(dctx, w.cfg.Name)
+				}
 				cancel()
 			}
 			return
