@@ -52,7 +52,11 @@ model of each proposal. Every flag can come from a TOML or YAML file
 
 The job survives Ctrl-C (the first stops at a safe point and prints how to
 resume; the second abandons the step in flight) and kill -9: resume with
---resume RUN_ID. Watch it from another shell with "pool ls" and "runs show".`, stdout)
+--resume RUN_ID. Watch it from another shell with "pool ls" and "runs show".
+
+With --nats, the episodes are played by evaluation workers ("policyevolve
+worker") fed by a NATS JetStream queue: --nats embedded runs the server in
+this process; the results are those of a local run.`, stdout)
 	o.envOptions.register(fs)
 	fs.StringVar(&o.cfg.Mode, "mode", evolve.ModePopulation, "search mode: population or chain")
 	fs.Func("seed", "run seed: every random choice derives from it (default 1)", func(s string) error {
