@@ -82,6 +82,14 @@ func StartEmbedded(c EmbeddedConfig) (*Embedded, error) {
 	if c.ReadyTimeout <= 0 {
 		c.ReadyTimeout = 30 * time.Second
 	}
+	if c.Port > 0 {
+		// The server would only say so after ReadyTimeout.
+		l, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
+		if err != nil {
+			return nil, fmt.Errorf("embedded nats: %w", err)
+		}
+		l.Close()
+	}
 	opts := &server.Options{ServerName: "policyevolve", Host: c.Host, Port: c.Port, JetStream: true,
 		StoreDir: c.StoreDir, NoSigs: true, NoLog: true, MaxPayload: maxJobBytes}
 	switch {
