@@ -105,21 +105,24 @@ type Arena struct {
 	K          float64 // Elo K factor (default elo.DefaultK)
 	// PoolTag, when set, names a pool of its own (see GlobalPool).
 	PoolTag string
-	// Workers bounds the episodes played at once (default: the number of
-	// CPUs). Results do not depend on it: every episode is a pure function
-	// of its policies and seed, and results are gathered in seed order.
+	// Workers bounds the episodes played at once on this machine (default:
+	// the number of CPUs). Results do not depend on it: every episode is a
+	// pure function of its policies and seed, and results are gathered in
+	// seed order.
 	Workers int
+	// Executor, when set, plays the episodes instead of this machine's
+	// sandbox workers (package distrib plays them on workers fed by NATS
+	// JetStream); it bounds its own parallelism. Results do not depend on
+	// it either.
+	Executor Executor
 	// Log receives one line per notable step; nil discards them.
 	Log func(format string, args ...any)
 	// Profile, when set, adds up the time spent compiling and playing.
 	Profile *Profile
 
-	once     sync.Once     // defaults
-	slots    chan struct{} // one per episode in play
-	episodes atomic.Int64  // episodes played (not found in the store)
-
-	mu       sync.Mutex
-	programs map[string]*sandbox.Program
+	once     sync.Once    // defaults
+	local    *Local       // plays episodes here: the default executor
+	episodes atomic.Int64 // episodes played (not found in the store)
 
 	beforeApply func() // test hook: runs between playing and applying Rate's matches
 }
@@ -138,7 +141,7 @@ func (a *Arena) setDefaults() {
 	if a.Workers <= 0 {
 		a.Workers = runtime.NumCPU()
 	}
-	a.slots = make(chan struct{}, a.Workers)
+	a.local = &Local{Sandbox: a.Sandbox, Workers: a.Workers, Profile: a.Profile}
 	if len(a.EvalSeeds) == 0 {
 		a.EvalSeeds = []uint64{0, 1, 2, 3, 4}
 	}
@@ -168,6 +171,7 @@ func (a *Arena) GlobalPool() string {
 // program loads a stored policy and, for a source policy, its compiled
 // Program (nil for a built-in), compiled once per Arena.
 func (a *Arena) program(ctx context.Context, id string) (*store.Policy, *sandbox.Program, error) {
+	a.defaults()
 	var p *store.Policy
 	if err := a.Store.View(func(tx *store.Tx) (err error) {
 		p, err = tx.Policy(id)
@@ -175,118 +179,49 @@ func (a *Arena) program(ctx context.Context, id string) (*store.Policy, *sandbox
 	}); err != nil {
 		return nil, nil, err
 	}
-	if p.Builtin != "" {
-		return p, nil, nil
-	}
-	if a.Sandbox == nil {
-		return nil, nil, fmt.Errorf("policy %.12s is source code and no sandbox is configured", id)
-	}
-	a.mu.Lock()
-	prog := a.programs[id]
-	a.mu.Unlock()
-	if prog == nil {
-		var err error
-		done := a.Profile.start(Compiling)
-		prog, err = a.Sandbox.Compile(ctx, []byte(p.Source))
-		done()
-		if err != nil {
-			return nil, nil, fmt.Errorf("policy %.12s: %w", id, err)
-		}
-		a.mu.Lock()
-		if a.programs == nil {
-			a.programs = map[string]*sandbox.Program{}
-		}
-		if old := a.programs[id]; old != nil {
-			prog = old // compiled meanwhile by another goroutine
-		} else {
-			a.programs[id] = prog
-		}
-		a.mu.Unlock()
-	}
-	return p, prog, nil
+	ep := episodePolicy(p)
+	prog, err := a.local.program(ctx, &ep, LimitsOf(a.Sandbox))
+	return p, prog, err
 }
 
 // Close ends the idle policy workers the Arena started. The Arena stays
 // usable.
 func (a *Arena) Close() {
-	a.mu.Lock()
-	progs := a.programs
-	a.programs = nil
-	a.mu.Unlock()
-	for _, p := range progs {
-		p.Close()
-	}
+	a.defaults()
+	a.local.Close()
 }
 
 // Episodes is how many episodes the Arena has played (results found in the
 // store are not counted).
 func (a *Arena) Episodes() int { return int(a.episodes.Load()) }
 
-// play runs one episode in which agent i is played by ids[side[i]], when
-// one of the Arena's Workers slots is free. A source policy's self-play is
-// played inside its worker and replayed here (sandbox.Program.SelfPlay);
-// mixed episodes go step by step.
+// play runs one episode in which agent i is played by ids[side[i]], on
+// the Executor, or here when one of the Workers slots is free (see Local).
 func (a *Arena) play(ctx context.Context, ids []string, side []int, seed uint64) (*envs.Result, error) {
 	a.defaults()
-	select {
-	case a.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	ep, err := a.episode(ids, side, seed)
+	if err != nil {
+		return nil, err
 	}
-	defer func() { <-a.slots }()
 	a.episodes.Add(1)
-	// Load (and, the first time, compile) the policies before the clock
-	// of playing starts.
-	type loaded struct {
-		p    *store.Policy
-		prog *sandbox.Program
-	}
-	pols := make([]loaded, len(ids))
-	for s, id := range ids {
-		p, prog, err := a.program(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		pols[s] = loaded{p, prog}
+	if a.Executor == nil {
+		return a.local.Play(ctx, ep)
 	}
 	if a.Profile != nil {
 		a.Profile.episodes.Add(1)
 		defer a.Profile.start(Playing)()
 	}
-	cfg := envs.Config{Map: a.Env.Map, Agents: a.Env.Config.Agents, MaxSteps: a.Env.Config.MaxSteps}
-	if len(ids) == 1 && pols[0].prog != nil {
-		return pols[0].prog.SelfPlay(ctx, cfg, envs.Options{Seed: seed})
-	}
-	env, err := envs.New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	seats := make([]envs.Seat, len(ids))
-	for s, l := range pols {
-		if l.prog != nil {
-			seats[s].Actor = l.prog.Actor()
-		} else if seats[s].Actor, err = builtinActor(l.p); err != nil {
-			return nil, err
-		}
-	}
-	for i, s := range side {
-		seats[s].Agents = append(seats[s].Agents, i)
-	}
-	var used []envs.Seat
-	for _, s := range seats {
-		if len(s.Agents) > 0 {
-			used = append(used, s)
-		}
-	}
-	return envs.Run(ctx, env, used, envs.Options{Seed: seed, Verify: true})
+	return a.Executor.Play(ctx, ep)
 }
 
 // policyFailure reports whether err is a policy's failure (a result to
 // record), as opposed to a failure of the system.
 func policyFailure(err error) bool {
 	var pe *sandbox.PolicyError
+	var fe *failureError // one that crossed the wire: only those do
 	return errors.As(err, &pe) || errors.Is(err, sandbox.ErrInvalid) ||
-		errors.Is(err, envs.ErrNoAction) || errors.Is(err, envs.ErrTampered)
+		errors.Is(err, envs.ErrNoAction) || errors.Is(err, envs.ErrTampered) || errors.Is(err, ErrJobFailed) ||
+		errors.As(err, &fe)
 }
 
 // EnsureBaselines stores the built-in policies and, when this

@@ -41,6 +41,9 @@ type Job struct {
 	Events Reporter
 	// Log receives one line per notable step (discarded when nil).
 	Log func(format string, args ...any)
+	// Executor, when set, plays the job's evaluations and matches (see
+	// Arena.Executor); it changes nothing but where they are played.
+	Executor Executor
 	// RunID names a run to resume; empty starts a new one (Run sets it).
 	RunID string
 
@@ -126,7 +129,8 @@ func (j *Job) open(ctx context.Context) error {
 	j.env = env
 	j.profile = NewProfile(j.Store)
 	j.arena = &Arena{Profile: j.profile, Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
-		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Workers: j.Config.Workers, Log: j.Log}
+		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Workers: j.Config.Workers, Log: j.Log,
+		Executor: j.Executor}
 	if j.dedupe, err = loadDedupe(j.Store, j.RunID, j.arena.GlobalPool()); err != nil {
 		return err
 	}

@@ -43,6 +43,8 @@ var commands = map[string]command{
 	"qlearn":   {"train the paper's tabular Q-learning baseline (qlearn train)", cmdQLearn},
 	"transfer": {"play a policy on every map of its game: a generalisation table", cmdTransfer},
 	"tune":     {"tune a policy's numeric constants against self-play; kept only if it wins on held-out seeds", cmdTune},
+	"worker":   {"serve as an evaluation worker for evolve --nats: play episodes from a NATS JetStream queue", cmdWorker},
+	"workers":  {"list the evaluation workers connected to a NATS server and the depth of its queues", cmdWorkers},
 }
 
 // usageError is a wrong flag or value: reported in one line, exit 2.

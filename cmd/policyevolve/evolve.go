@@ -27,7 +27,8 @@ type evolveOptions struct {
 	envOptions
 	storeOptions
 	sandboxOptions
-	llm llmOptions
+	llm  llmOptions
+	nats coordinatorOptions
 }
 
 func cmdEvolve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -59,7 +60,11 @@ model of each proposal. Every flag can come from a TOML or YAML file
 
 The job survives Ctrl-C (the first stops at a safe point and prints how to
 resume; the second abandons the step in flight) and kill -9: resume with
---resume RUN_ID. Watch it from another shell with "pool ls" and "runs show".`, stdout)
+--resume RUN_ID. Watch it from another shell with "pool ls" and "runs show".
+
+With --nats, the episodes are played by evaluation workers ("policyevolve
+worker") fed by a NATS JetStream queue: --nats embedded runs the server in
+this process; the results are those of a local run.`, stdout)
 	o.envOptions.register(fs)
 	fs.StringVar(&o.cfg.Mode, "mode", evolve.ModePopulation, "search mode: population, chain or gepa")
 	fs.Func("seed", "run seed: every random choice derives from it (default 1)", func(s string) error {
@@ -100,6 +105,7 @@ resume; the second abandons the step in flight) and kill -9: resume with
 	o.storeOptions.register(fs)
 	o.sandboxOptions.register(fs)
 	o.llm.register(fs)
+	o.nats.register(fs)
 	if path := configFlag(args); path != "" {
 		if err := applyConfigFile(fs, path); err != nil {
 			return err
@@ -113,6 +119,9 @@ resume; the second abandons the step in flight) and kill -9: resume with
 
 func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) error {
 	cfg := o.cfg
+	if err := o.nats.check(); err != nil {
+		return err
+	}
 	if o.resume == "" {
 		var err error
 		if cfg.EvalSeeds, err = parseSeeds(o.seeds); err != nil {
@@ -179,7 +188,17 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	progress := newEvolveProgress(stdout, stderr, o.json)
+	remote, closeNATS, err := o.nats.start(ctx, o.storeOptions.path, sb.Backend(), stderr, progress.logf)
+	if err != nil {
+		return err
+	}
+	defer closeNATS()
 	job := &evolve.Job{Config: cfg, Store: s, Sandbox: sb, RunID: o.resume}
+	if remote != nil {
+		job.Executor = remote
+		defer progress.watchQueue(remote.Stats, progress.queueEvery())()
+	}
 	job.Planner = func(spec, run string) (evolve.Planner, error) {
 		if spec == evolve.GrammarName {
 			return &evolve.GrammarPlanner{Workers: job.Config.Workers}, nil
@@ -204,7 +223,6 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		}
 		return &critic.LLM{Model: evolve.CriticModel{Client: client}, Name: client.Name()}, nil
 	}
-	progress := newEvolveProgress(stdout, stderr, o.json)
 	job.Events = progress
 	release := onInterrupt(func() {
 		fmt.Fprintln(stderr, "\npolicyevolve evolve: stopping at the next safe point (Ctrl-C again to abandon the step in flight)")

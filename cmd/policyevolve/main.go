@@ -9,7 +9,11 @@ import (
 	"syscall"
 )
 
-func main() {
+func main() { os.Exit(runMain(os.Args[1:])) }
+
+// runMain runs the command line args with the process's signals caught,
+// and returns the exit code.
+func runMain(args []string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	interrupts := make(chan os.Signal, 2)
 	signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
@@ -23,7 +27,8 @@ func main() {
 		<-interrupts
 		cancel()
 	}()
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, args, os.Stdout, os.Stderr)
 	cancel()
-	os.Exit(code)
+	signal.Stop(interrupts)
+	return code
 }

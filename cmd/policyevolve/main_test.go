@@ -15,6 +15,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv("POLICYEVOLVE_TEST_WRITER"); path != "" {
 		os.Exit(writerJob(path))
 	}
+	if os.Getenv(envTestMain) != "" {
+		os.Exit(runMain(os.Args[1:])) // this test binary as policyevolve
+	}
 	out, err := exec.Command("go", "env", "GOCACHE").Output()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "go env GOCACHE:", err)

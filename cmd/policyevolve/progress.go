@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"policyevolve/distrib"
 	"policyevolve/evolve"
 )
 
@@ -22,6 +24,8 @@ type evolveProgress struct {
 	bar   *progressbar.ProgressBar
 	phase string
 	best  string
+	desc  string // the bar's description, without the queue
+	queue string // the work queue's state, when episodes go to workers
 }
 
 func newEvolveProgress(stdout, stderr io.Writer, asJSON bool) *evolveProgress {
@@ -99,8 +103,69 @@ func (p *evolveProgress) Report(e evolve.Event) {
 }
 
 func (p *evolveProgress) describe(s string) {
+	p.desc = s
 	if p.bar != nil {
+		if p.queue != "" {
+			s += " — " + p.queue
+		}
 		p.bar.Describe(s)
+	}
+}
+
+// logf prints a line (above the bar, if any).
+func (p *evolveProgress) logf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.line(fmt.Sprintf(format, args...))
+}
+
+// queueEvery is how often the work queue's state is shown: every two
+// seconds in the bar on a terminal, else as a line every half minute.
+func (p *evolveProgress) queueEvery() time.Duration {
+	if isTerminal(p.w) && p.out == nil {
+		return 2 * time.Second
+	}
+	return 30 * time.Second
+}
+
+// watchQueue shows the state of the work queue every so often while the
+// job runs: in the bar's description, or as a line while episodes wait
+// (with --json, not at all). Call the returned function to stop.
+func (p *evolveProgress) watchQueue(stats func(context.Context) (distrib.RemoteStats, error), every time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		last := ""
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			sctx, scancel := context.WithTimeout(ctx, 10*time.Second)
+			s, err := stats(sctx)
+			scancel()
+			if err != nil {
+				continue
+			}
+			p.mu.Lock()
+			p.queue = s.String()
+			switch {
+			case p.bar != nil:
+				p.describe(p.desc)
+			case p.out == nil && s.Pending > 0 && p.queue != last:
+				fmt.Fprintf(p.w, "  %s\n", p.queue)
+				last = p.queue
+			}
+			p.mu.Unlock()
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
 	}
 }
 

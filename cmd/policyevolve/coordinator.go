@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"policyevolve/distrib"
+	"policyevolve/sandbox"
+)
+
+// coordinatorOptions are evolve's flags for playing its episodes on
+// evaluation workers over NATS JetStream.
+type coordinatorOptions struct {
+	natsOptions
+	dir        string
+	inFlight   int
+	ackWait    time.Duration
+	maxDeliver int
+}
+
+func (o *coordinatorOptions) register(fs *flagSet) {
+	o.natsOptions.register(fs, "play the episodes on workers (policyevolve worker) fed by this NATS server: a URL, or embedded[:[HOST:]PORT] to run one in this process (loopback, port 4222, unless given)")
+	fs.StringVar(&o.dir, "nats-dir", "", "where the embedded server keeps its streams (default: the store's path + .nats)")
+	fs.IntVar(&o.inFlight, "nats-inflight", distrib.DefaultInFlight, "episodes sent to the workers and not yet answered, at most")
+	fs.DurationVar(&o.ackWait, "nats-ack-wait", distrib.DefaultAckWait, "silence after which a worker's job goes to another worker")
+	fs.IntVar(&o.maxDeliver, "nats-max-deliver", distrib.DefaultMaxDeliver, "deliveries after which a job counts as failed")
+}
+
+// check validates the flags, before anything starts.
+func (o *coordinatorOptions) check() error {
+	if err := o.resolve(); err != nil {
+		return err
+	}
+	if o.url == "" {
+		return nil
+	}
+	if _, _, _, err := distrib.ParseEmbedded(o.url); err != nil {
+		return usagef("--nats: %v", err)
+	}
+	switch {
+	case o.inFlight < 1:
+		return usagef("--nats-inflight must be at least 1 (got %d)", o.inFlight)
+	case o.ackWait <= 0:
+		return usagef("--nats-ack-wait must be positive (got %v)", o.ackWait)
+	case o.maxDeliver < 1:
+		return usagef("--nats-max-deliver must be at least 1 (got %d)", o.maxDeliver)
+	}
+	return nil
+}
+
+// start connects to the NATS server (starting the embedded one first, if
+// asked) and returns the executor that sends episodes to the workers, and
+// what to call when the job is over; nil without --nats.
+func (o *coordinatorOptions) start(ctx context.Context, storePath string, backend sandbox.Backend, stderr io.Writer, logf func(string, ...any)) (*distrib.Remote, func(), error) {
+	if o.url == "" {
+		return nil, func() {}, nil
+	}
+	var closers []func()
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	var nc *nats.Conn
+	var err error
+	url := o.url
+	host, port, embedded, _ := distrib.ParseEmbedded(o.url)
+	if embedded {
+		dir := o.dir
+		if dir == "" {
+			dir = storePath + ".nats"
+		}
+		srv, serr := distrib.StartEmbedded(distrib.EmbeddedConfig{Host: host, Port: port, StoreDir: dir, Auth: o.auth})
+		if serr != nil {
+			return nil, nil, serr
+		}
+		closers = append(closers, srv.Close)
+		url = srv.URL()
+		fmt.Fprintf(stderr, "policyevolve evolve: NATS server with JetStream on %s (streams in %s); workers join with:\n  policyevolve worker --nats %s\n",
+			url, dir, url)
+		nc, err = srv.Connect("policyevolve evolve", o.auth)
+	} else {
+		nc, err = distrib.Connect(url, "policyevolve evolve", o.auth)
+	}
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	closers = append(closers, nc.Close)
+	r, err := distrib.NewRemote(ctx, nc, distrib.RemoteConfig{Backend: backend, InFlight: o.inFlight, Log: logf,
+		Queue: distrib.QueueConfig{AckWait: o.ackWait, MaxDeliver: o.maxDeliver}})
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	closers = append(closers, r.Close)
+	if !embedded {
+		fmt.Fprintf(stderr, "policyevolve evolve: playing episodes on the workers of %s\n", distrib.Redact(url))
+	}
+	return r, closeAll, nil
+}

@@ -1,0 +1,276 @@
+package evolve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"policyevolve/envs"
+	"policyevolve/sandbox"
+	"policyevolve/store"
+)
+
+// wireExecutor plays episodes as a remote worker would: the Episode and
+// its result cross a JSON encoding, the episode is validated and played
+// on a Local of its own, and the result is checked.
+type wireExecutor struct {
+	local  *Local
+	played *atomic.Int64
+}
+
+func (w wireExecutor) Play(ctx context.Context, ep *Episode) (*envs.Result, error) {
+	w.played.Add(1)
+	data, err := json.Marshal(ep)
+	if err != nil {
+		return nil, err
+	}
+	var got Episode
+	if err := json.Unmarshal(data, &got); err != nil {
+		return nil, err
+	}
+	if err := got.Validate(); err != nil {
+		return nil, err
+	}
+	if got.ID() != ep.ID() {
+		return nil, errors.New("the episode's id changed on the wire")
+	}
+	res, err := w.local.Play(ctx, &got)
+	out, err := NewEpisodeResult(got.ID(), res, err)
+	if err != nil {
+		return nil, err
+	}
+	if data, err = json.Marshal(out); err != nil {
+		return nil, err
+	}
+	var back EpisodeResult
+	if err := json.Unmarshal(data, &back); err != nil {
+		return nil, err
+	}
+	if err := back.Check(ep); err != nil {
+		return nil, err
+	}
+	return back.Result()
+}
+
+// records is what an Arena stored of its evaluations and matches, with
+// the times left out.
+func records(t *testing.T, a *Arena, ids []string) string {
+	t.Helper()
+	var b strings.Builder
+	err := a.Store.View(func(tx *store.Tx) error {
+		for _, id := range ids {
+			ev, err := tx.Evaluation(id, a.Env.Config, a.EvalSeeds)
+			if err != nil {
+				return err
+			}
+			data, _ := json.Marshal(struct {
+				Status, Error string
+				PerSeed       []store.SeedResult
+				Mean          store.Metrics
+			}{ev.Status, ev.Error, ev.PerSeed, ev.Mean})
+			fmt.Fprintf(&b, "evaluation %.8s %s\n", id, data)
+			ms, err := tx.MatchesOf(id)
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				if m.A == id {
+					fmt.Fprintf(&b, "match %.8s %.8s %d: %v %v %v %q\n", m.A, m.B, m.Seed, m.ScoreA, m.ScoreB, m.Outcome, m.Error)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestExecutorGivesTheSameRecords: an Arena whose episodes cross the wire
+// to an executor of their own (as to a remote worker) stores the same
+// evaluations and matches, failures included, as one that plays them
+// itself.
+func TestExecutorGivesTheSameRecords(t *testing.T) {
+	late := "package policy\n\nimport \"ssd\"\n\nfunc Policy(v *ssd.View, agent int) int {\n\tif v.Step() == 120 {\n\t\tpanic(\"late\")\n\t}\n\treturn v.GreedyAction(agent)\n}\n"
+	bad := "package policy\n\nimport \"ssd\"\n\nfunc Policy(v *ssd.View, agent int) int {\n\tif agent == 1 && v.Step() == 30 {\n\t\treturn 99\n\t}\n\treturn v.GreedyAction(agent)\n}\n"
+	var got []string
+	var played atomic.Int64
+	for _, remote := range []bool{false, true} {
+		a := newArena(t)
+		a.MatchSeeds = []uint64{0, 3}
+		if remote {
+			sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: sharedCache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			local := &Local{Sandbox: sb, MaxPrograms: 1}
+			t.Cleanup(local.Close)
+			a.Executor = wireExecutor{local, &played}
+		}
+		t.Cleanup(a.Close)
+		ctx := context.Background()
+		if err := a.EnsureBaselines(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, src := range []string{string(example(t, "voronoi")), late, bad} {
+			p := &store.Policy{Source: src}
+			if err := a.Store.Update(func(tx *store.Tx) (err error) { _, err = tx.PutPolicy(p); return err }); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, p.ID)
+			if _, err := a.Evaluate(ctx, p.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := a.League(ctx, append(ids, store.SourceID(BuiltinSource("exploit"))), a.MatchSeeds); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, records(t, a, ids))
+	}
+	if got[0] != got[1] {
+		t.Fatalf("played here:\n%s\nacross the wire:\n%s", got[0], got[1])
+	}
+	// The baselines' and three policies' evaluations on two seeds, a
+	// league of four on two seeds (two episodes a match).
+	if want := int64(7*2 + 6*2*2); played.Load() != want {
+		t.Errorf("%d episodes crossed the wire, want %d", played.Load(), want)
+	}
+	for _, want := range []string{"panic at step 120", "invalid action at step 30 (agent 1)", `"ok"`} {
+		if !strings.Contains(got[0], want) {
+			t.Errorf("the records lack %q:\n%s", want, got[0])
+		}
+	}
+}
+
+// TestEpisodeResultKeepsErrors: a failure that crosses the wire is the
+// same error for the Arena: its text, whether it is the policy's, its
+// kinds, and the failing actor's agents.
+func TestEpisodeResultKeepsErrors(t *testing.T) {
+	pe := &sandbox.PolicyError{Kind: sandbox.ErrTimeout, Agent: 2, Step: 7, Detail: "slow"}
+	for _, err := range []error{
+		&envs.ActorError{Agents: []int{1, 3}, Step: 7, Err: pe},
+		fmt.Errorf("run: step 4: %w", envs.ErrTampered),
+		fmt.Errorf("policy abc: %w", &sandbox.ValidationError{Issues: []sandbox.Issue{{Line: 1, Col: 2, Msg: "no"}}}),
+		&envs.ActorError{Agents: []int{0}, Step: -1, Err: fmt.Errorf("agent 0: %w", envs.ErrNoAction)},
+		ErrJobFailed,
+	} {
+		out, werr := NewEpisodeResult("x", &envs.Result{Steps: 7, Returns: []float64{1, 2}}, err)
+		if werr != nil {
+			t.Fatalf("%v: %v", err, werr)
+		}
+		data, _ := json.Marshal(out)
+		var back EpisodeResult
+		json.Unmarshal(data, &back)
+		res, got := back.Result()
+		if got == nil || got.Error() != err.Error() || policyFailure(got) != policyFailure(err) || res.Steps != 7 {
+			t.Errorf("%v came back as %v (%d steps)", err, got, res.Steps)
+			continue
+		}
+		for _, k := range failureKinds {
+			if errors.Is(got, k) != errors.Is(err, k) {
+				t.Errorf("%v: errors.Is(%v) = %v, want %v", err, k, errors.Is(got, k), errors.Is(err, k))
+			}
+		}
+		var a, b *envs.ActorError
+		if errors.As(err, &a) != errors.As(got, &b) || a != nil && (fmt.Sprint(a.Agents) != fmt.Sprint(b.Agents) || a.Step != b.Step) {
+			t.Errorf("%v: actor %+v came back as %+v", err, a, b)
+		}
+	}
+	// The system's failures are not results.
+	sys := errors.New("disk full")
+	if _, err := NewEpisodeResult("x", nil, sys); err != sys {
+		t.Fatalf("a system error gave %v", err)
+	}
+}
+
+func TestEpisodeValidate(t *testing.T) {
+	a := newArena(t)
+	p := &store.Policy{Source: string(example(t, "bfs"))}
+	a.Store.Update(func(tx *store.Tx) (err error) { _, err = tx.PutPolicy(p); return err })
+	a.EnsureBaselines(context.Background())
+	good, err := a.episode([]string{p.ID, store.SourceID(BuiltinSource("coop"))}, []int{0, 1, 0, 1}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := good.Validate(); err != nil {
+		t.Fatalf("a good episode: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(e *Episode)
+		want string
+	}{
+		{"game", func(e *Episode) { e.Env.Game = "chess" }, "chess"},
+		{"agents", func(e *Episode) { e.Env.Agents = 1000 }, "1000 agents"},
+		{"steps", func(e *Episode) { e.Env.MaxSteps = 0 }, "0 steps"},
+		{"seats", func(e *Episode) { e.Side = e.Side[:3] }, "3 seats"},
+		{"seat", func(e *Episode) { e.Side[2] = 5 }, "played by policy 5"},
+		{"idle", func(e *Episode) { e.Side = []int{0, 0, 0, 0} }, "plays no agent"},
+		{"map", func(e *Episode) { e.Env.MapText = "@@@\n@x@" }, "unexpected character"},
+		{"source", func(e *Episode) { e.Policies[0].Source += "// changed\n" }, "does not hash"},
+		{"builtin", func(e *Episode) {
+			e.Policies[1] = EpisodePolicy{ID: store.SourceID(BuiltinSource("nope")), Builtin: "nope", Source: BuiltinSource("nope")}
+		}, "unknown policy"},
+		{"backend", func(e *Episode) { e.Limits.Backend = "wasm" }, "backend"},
+	} {
+		data, _ := json.Marshal(good)
+		var e Episode
+		json.Unmarshal(data, &e)
+		c.edit(&e)
+		if err := e.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
+	}
+	// The id is a content address: the same content, the same id; any
+	// change, another.
+	again, _ := a.episode([]string{p.ID, store.SourceID(BuiltinSource("coop"))}, []int{0, 1, 0, 1}, 3)
+	other, _ := a.episode([]string{p.ID, store.SourceID(BuiltinSource("coop"))}, []int{0, 1, 0, 1}, 4)
+	if good.ID() != again.ID() || good.ID() == other.ID() {
+		t.Fatalf("ids %s %s %s", good.ID(), again.ID(), other.ID())
+	}
+}
+
+func TestEpisodeResultCheck(t *testing.T) {
+	a := newArena(t)
+	a.EnsureBaselines(context.Background())
+	ep, err := a.episode([]string{store.SourceID(BuiltinSource("bfs"))}, []int{0, 0, 0, 0}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.local.Play(context.Background(), ep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, _ := NewEpisodeResult(ep.ID(), res, nil)
+	if err := good.Check(ep); err != nil {
+		t.Fatalf("a good result: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(o *EpisodeResult)
+		want string
+	}{
+		{"job", func(o *EpisodeResult) { o.Job = "abc" }, "another episode"},
+		{"steps", func(o *EpisodeResult) { o.Steps = 201 }, "201 steps"},
+		{"short", func(o *EpisodeResult) { o.Steps = 100 }, "without a failure"},
+		{"returns", func(o *EpisodeResult) { o.Returns = o.Returns[:3] }, "3 returns"},
+		{"huge", func(o *EpisodeResult) { o.Returns[0] = 1e12 }, "beyond"},
+		{"efficiency", func(o *EpisodeResult) { o.Metrics.Efficiency = 1e9 }, "efficiency"},
+		{"peace", func(o *EpisodeResult) { o.Metrics.Peace = 5 }, "peace"},
+		{"agent", func(o *EpisodeResult) { o.Failure = &Failure{Message: "x", Agents: []int{4}, Actor: true} }, "agent 4"},
+		{"message", func(o *EpisodeResult) { o.Failure = &Failure{} }, "without a message"},
+	} {
+		o := *good
+		o.Returns = append([]float64(nil), good.Returns...)
+		c.edit(&o)
+		if err := o.Check(ep); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
+	}
+}
