@@ -14,10 +14,11 @@
 //
 // Policy is called for every agent the policy plays, in id order, once per
 // step, and returns that agent's action. Package-level variables may keep
-// memory across the steps of one episode; every episode starts from a fresh
-// instance (a fresh worker process), and the agents that play the same
-// policy in an episode share one instance, as in the reference, where all
-// agents call one function object.
+// memory across the steps of one episode; every episode starts from the
+// state a fresh process starts in (a reused worker resets it: see
+// withReset), and the agents that play the same policy in an episode share
+// one instance, as in the reference, where all agents call one function
+// object.
 //
 // # Validation
 //
@@ -30,9 +31,17 @@
 // # Workers
 //
 // A policy never runs in the host process and never sees the live
-// environment: each episode gets a worker process, which receives a compact
-// snapshot of the state each step and answers the actions of its agents
-// (see envs/ssd/worker for the protocol). Workers run with an empty
+// environment. A Program keeps a pool of worker processes that serve many
+// episodes each, its start-up paid once; a policy with package-level state
+// gets a generated reset so each episode starts as in a fresh process (or,
+// without type information, a fresh worker per episode). Self-play
+// (SelfPlay) runs inside the worker on its own replica of the game: it
+// returns every step's actions and its replica's hash, and the host
+// replays the actions through its own environment — the only source of
+// rewards — and checks the hashes (a mismatch is envs.ErrTampered). In
+// mixed matches (Actor) each worker keeps a replica and receives only the
+// joint actions of the step before. A crash costs only the episode in
+// hand. See envs/ssd/worker for the protocol. Workers run with an empty
 // environment, GOMAXPROCS=1, an address-space limit (RLIMIT_AS, 1 GiB by
 // default), a CPU budget for the episode (RLIMIT_CPU), a goroutine stack
 // limit, captured and capped output, a per-step deadline (100 ms by

@@ -15,6 +15,16 @@
 // View returns aliases the environment: accessors return values or fresh
 // slices.
 //
+// # Cost
+//
+// Accessors and per-agent helpers (BFSNearestApple, BFSToTargets,
+// BeamHitsFrom, CleanBeamCount, DistanceFieldFrom) cost one search or
+// scan each call. The whole-map helpers Voronoi and DistanceField (per
+// source cell) are computed once per state and shared by every agent
+// asked in that step (each caller gets a copy), so asking them for every
+// agent costs about one computation plus copies; a search per cell per
+// step has no such discount.
+//
 // Coordinates: rows grow southwards, columns eastwards; Pos{R, C}.
 // Orientations North, East, South, West are 0..3; movement actions are
 // relative to the agent's orientation and agents may share cells.
