@@ -177,7 +177,10 @@ func printTune(w io.Writer, r *tune.Result, train, held []uint64) {
 	}
 	fmt.Fprintf(w, "training seeds %v: efficiency %.4f -> %.4f\n", train, r.TrainOriginal, r.TrainTuned)
 	verdict := "kept"
-	if !r.Kept {
+	switch {
+	case r.HeldOutFailure != "":
+		verdict = "not kept (it fails on them: " + oneLine(r.HeldOutFailure, 300) + ")"
+	case !r.Kept:
 		verdict = "not kept (it does not win on them)"
 	}
 	fmt.Fprintf(w, "held-out seeds %v: efficiency %.4f -> %.4f: %s\n", held, r.HeldOutOriginal, r.HeldOutTuned, verdict)

@@ -79,9 +79,12 @@ type Result struct {
 	TrainOriginal, TrainTuned     float64
 	HeldOutOriginal, HeldOutTuned float64
 	// Kept: Tuned also beat the original on the held-out seeds.
-	Kept        bool
-	Evaluations int // candidates scored
-	Failed      int // of which failed
+	Kept bool
+	// HeldOutFailure says why Tuned failed on the held-out seeds, if it
+	// did (a result, not an error: it is then not kept).
+	HeldOutFailure string
+	Evaluations    int // candidates scored
+	Failed         int // of which failed
 }
 
 func (c *Config) defaults(lits int) error {
@@ -217,6 +220,9 @@ func Run(ctx context.Context, src []byte, cfg Config) (*Result, error) {
 		return res, err
 	}
 	res.Tuned = annotate(tuned, res, cfg.TrainSeeds)
+	if failure != nil {
+		res.HeldOutFailure = failure.Error()
+	}
 	res.Kept = failure == nil && res.HeldOutTuned > res.HeldOutOriginal
 	return res, nil
 }

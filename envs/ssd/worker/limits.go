@@ -90,7 +90,8 @@ func init() {
 	l, err := ParseLimits(s)
 	if err == nil && os.Getenv(envLimited) != "1" {
 		// The host passes the executable as descriptor 5 (see the
-		// sandbox's launch); a worker keeps only its pipes.
+		// sandbox's launch); a worker keeps only its pipes: the rest
+		// close on the re-exec below.
 		err = closeFrom(5)
 	}
 	if err == nil && os.Getenv(envLimited) != "1" {

@@ -80,20 +80,29 @@ func setLimitsAndExec(r *rlimits, path *byte, argv, envv **byte) syscall.Errno {
 	return e
 }
 
-// closeFrom closes every file descriptor from fd up.
+// closeFrom makes every file descriptor from fd up close when the worker
+// re-executes itself (close-on-exec), instead of closing it now: the Go
+// runtime may already hold one of them (its netpoller's epoll descriptor,
+// opened by an earlier package's init in a large binary), and closing it
+// under the running runtime crashes it ("epollwait on fd 9 failed with
+// 9") if its monitor polls before the execve — which a busy machine made
+// happen. The exec that follows closes them all.
 func closeFrom(fd int) error {
-	const sysCloseRange = 436 // the same number on every architecture
-	if _, _, e := syscall.RawSyscall(sysCloseRange, uintptr(fd), ^uintptr(0), 0); e == 0 {
+	const (
+		sysCloseRange     = 436    // the same number on every architecture
+		closeRangeCloexec = 1 << 2 // CLOSE_RANGE_CLOEXEC, Linux 5.11
+	)
+	if _, _, e := syscall.RawSyscall(sysCloseRange, uintptr(fd), ^uintptr(0), closeRangeCloexec); e == 0 {
 		return nil
 	}
-	// Kernels before 5.9.
+	// Older kernels.
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
 		if n, err := strconv.Atoi(e.Name()); err == nil && n >= fd {
-			syscall.Close(n)
+			syscall.CloseOnExec(n)
 		}
 	}
 	return nil
