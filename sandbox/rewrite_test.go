@@ -66,7 +66,7 @@ func nativeF(t *testing.T, src string) string {
 	start := c.Fset.Position(c.File.Name.Pos()).Offset
 	write("cmd/f/policy.go", []byte(src[:start]+"main"+src[start+len("policy"):]))
 	write("cmd/f/main.go", []byte("package main\n\nimport __pe_os \"os\"\n\nfunc main() { __pe_os.Stdout.WriteString(F()) }\n"))
-	cmd := exec.Command("go", "run", "./cmd/f")
+	cmd := exec.Command("go", "run", "-gcflags="+policyGCFlags, "./cmd/f")
 	cmd.Dir = dir
 	cmd.Env = buildEnv()
 	out, err := cmd.Output()
