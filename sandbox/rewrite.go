@@ -151,6 +151,11 @@ func (rw *rewriter) collect() {
 			rw.forStmt(n)
 		case *ast.AssignStmt:
 			rw.assignStmt(n)
+			rw.callTarget(n)
+		case *ast.FuncDecl:
+			rw.namedResults(n.Type, n.Body)
+		case *ast.FuncLit:
+			rw.namedResults(n.Type, n.Body)
 		case *ast.ValueSpec:
 			rw.valueSpec(n)
 		case *ast.SwitchStmt:
@@ -165,8 +170,11 @@ func (rw *rewriter) collect() {
 			rw.labeled(n)
 		case *ast.BinaryExpr:
 			rw.binaryExpr(n)
+			rw.logicalOperand(n)
 		case *ast.MapType:
 			rw.mapType(n)
+		case *ast.ReturnStmt:
+			rw.returnStmt(n)
 		}
 		return true
 	})
@@ -511,7 +519,11 @@ func (rw *rewriter) rangeStmt(r *ast.RangeStmt) {
 			}
 		}
 	}
-	if rw.rangeOverInt(r, xt) {
+	if rw.rangeOverInt(r, xt) || rw.rangeOverString(r, xt) {
+		return
+	}
+	if r.Tok == token.ASSIGN {
+		rw.rangeAssign(r)
 		return
 	}
 	if r.Tok != token.DEFINE {

@@ -283,3 +283,101 @@ func (rw *rewriter) parent(n ast.Node) ast.Node {
 	}
 	return rw.parents[n]
 }
+
+// returnStmt handles a return of several values from a function with
+// named results: yaegi assigns the results one after the other, each
+// value evaluated after the results before it are assigned (return y, x
+// with named results x, y returns y, y). The values are assigned to the
+// named results in one assignment first, which evaluates them all before
+// assigning any:
+//
+//	return a, b   becomes   { x, y = (a), (b); return }
+func (rw *rewriter) returnStmt(r *ast.ReturnStmt) {
+	if len(r.Results) < 2 {
+		return
+	}
+	var ft *ast.FuncType
+	for p := rw.parent(r); p != nil && ft == nil; p = rw.parent(p) {
+		switch f := p.(type) {
+		case *ast.FuncLit:
+			ft = f.Type
+		case *ast.FuncDecl:
+			ft = f.Type
+		}
+	}
+	if ft == nil || ft.Results == nil || len(ft.Results.List) == 0 || len(ft.Results.List[0].Names) == 0 {
+		return
+	}
+	var names []string
+	for _, f := range ft.Results.List {
+		for _, n := range f.Names {
+			names = append(names, n.Name)
+		}
+	}
+	if len(names) != len(r.Results) {
+		return
+	}
+	for _, n := range names {
+		if n == "_" {
+			rw.refuse(r.Pos(), "a return of several values from a function with a result named _: yaegi assigns results one after the other; name every result, or none")
+			return
+		}
+	}
+	rw.edits = append(rw.edits, edit{start: rw.off(r.Pos()), end: rw.off(r.Pos()) + len("return"),
+		text: "{ " + strings.Join(names, ", ") + " ="})
+	for _, e := range r.Results {
+		if _, paren := e.(*ast.ParenExpr); !paren {
+			rw.parenthesize(e)
+		}
+	}
+	last := r.Results[len(r.Results)-1]
+	rw.edits = append(rw.edits, edit{start: rw.off(last.End()), end: rw.off(last.End()), text: "; return }", wrap: wrapClose, span: 1 << 30})
+}
+
+// Results of calls. When a call's single result is assigned to a
+// variable, field or element that exists (x = f()), yaegi lets f write
+// its result straight into x: f's named results start with x's value,
+// not zero, and f sees x change before it returns. A parenthesized call
+// is not optimised so. And a call returned at once (return f()) also
+// starts f's named results with the caller's: namedResults zeroes them
+// at the start of every function.
+
+// callTarget parenthesizes the call of x = f(…) unless f is a builtin or
+// a conversion.
+func (rw *rewriter) callTarget(as *ast.AssignStmt) {
+	if as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return
+	}
+	call, ok := as.Rhs[0].(*ast.CallExpr)
+	if !ok {
+		return
+	}
+	if rw.c.Info != nil {
+		if tv := rw.c.Info.Types[call.Fun]; tv.IsType() || tv.IsBuiltin() {
+			return
+		}
+	}
+	rw.parenthesize(call)
+}
+
+// namedResults sets the named results of a function to their zero value
+// when it starts, as Go does and yaegi may not.
+func (rw *rewriter) namedResults(ft *ast.FuncType, body *ast.BlockStmt) {
+	if body == nil || ft.Results == nil {
+		return
+	}
+	var b strings.Builder
+	for _, f := range ft.Results.List {
+		for _, n := range f.Names {
+			if n.Name == "_" {
+				continue
+			}
+			fmt.Fprintf(&b, " %s = *new(%s);", n.Name, rw.text(f.Type))
+		}
+	}
+	if b.Len() == 0 || strings.Contains(b.String(), "\n") {
+		return
+	}
+	at := rw.off(body.Lbrace) + 1
+	rw.edits = append(rw.edits, edit{start: at, end: at, text: b.String()})
+}

@@ -490,3 +490,41 @@ func (rw *rewriter) parenCall(call *ast.CallExpr) {
 		edit{start: rw.off(paren.Lparen), end: rw.off(id.Pos()), text: strings.Repeat(" ", rw.off(id.Pos())-rw.off(paren.Lparen))},
 		edit{start: rw.off(id.End()), end: rw.off(paren.Rparen) + 1, text: strings.Repeat(" ", rw.off(paren.Rparen)+1-rw.off(id.End()))})
 }
+
+// logicalOperand helps yaegi with a map literal in the left operand of
+// && or ||, which it fails to run (len(map[int]bool{4: false}) > 0 && ok
+// panics): the literal is made by a function literal called at once.
+func (rw *rewriter) logicalOperand(b *ast.BinaryExpr) {
+	if b.Op != token.LAND && b.Op != token.LOR {
+		return
+	}
+	ast.Inspect(b.X, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CompositeLit:
+			if len(n.Elts) == 0 {
+				return true
+			}
+			var mt string
+			if rw.c.Info != nil {
+				t := rw.c.Info.TypeOf(n)
+				if _, isMap := t.Underlying().(*types.Map); !isMap {
+					return true
+				}
+				s, ok := rw.typeString(t, n.Pos())
+				if !ok {
+					return false
+				}
+				mt = s
+			} else if m, ok := n.Type.(*ast.MapType); ok {
+				mt = rw.text(m)
+			} else {
+				return true
+			}
+			rw.wrap(n, "func() "+mt+" { return ", " }()")
+			return false
+		}
+		return true
+	})
+}
