@@ -239,11 +239,11 @@ func compareBackends(t testing.TB, pn, py *Program, game ssd.Game) divergence {
 	}
 	rn, errN := run(pn)
 	rn2, _ := run(pn)
-	if d := firstDifference(rn, rn2); d.msg != "" {
+	if d := firstActionDifference(rn, rn2); d.msg != "" {
 		t.Fatalf("a generated program is not deterministic (native, twice): %s", d.msg)
 	}
 	ry, errY := run(py)
-	d := firstDifference(rn, ry)
+	d := firstActionDifference(rn, ry)
 	if d.msg != "" {
 		return d
 	}
@@ -280,8 +280,8 @@ func orOK(err error) any {
 	return err
 }
 
-// firstDifference compares the actions of the steps both runs completed.
-func firstDifference(a, b *envs.Result) divergence {
+// firstActionDifference compares the actions of the steps both runs completed.
+func firstActionDifference(a, b *envs.Result) divergence {
 	if a == nil || b == nil || a.Trajectory == nil || b.Trajectory == nil {
 		return divergence{}
 	}

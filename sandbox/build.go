@@ -85,7 +85,7 @@ func buildEnv() []string {
 // apiHash identifies the embedded ssd and worker sources and the protocol.
 func apiHash() (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "protocol %d\ngcflags %s\n", worker.Version, policyGCFlags)
+	fmt.Fprintf(h, "protocol %d\ngcflags %s\nnative %d\n", worker.Version, policyGCFlags, nativeVersion)
 	for _, src := range workerSources {
 		files, err := ssdSourceFiles(src.embedded)
 		if err != nil {
@@ -194,11 +194,10 @@ func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string
 			return "", err
 		}
 	}
-	// The policy becomes package main: replace the package name in place,
-	// keeping every line where it was.
-	start := c.Fset.Position(c.File.Name.Pos()).Offset
-	end := c.Fset.Position(c.File.Name.End()).Offset
-	src := append(append(append([]byte{}, c.Source[:start]...), "main"...), c.Source[end:]...)
+	src, err := nativeSource(c)
+	if err != nil {
+		return "", err
+	}
 	if err := write(filepath.Join("cmd", "worker", worker.PolicyFile), src); err != nil {
 		return "", err
 	}

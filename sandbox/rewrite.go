@@ -32,8 +32,21 @@ func rewriteForYaegi(c *Checked) ([]byte, error) {
 		sort.Slice(rw.issues, func(i, j int) bool { return rw.issues[i].Line < rw.issues[j].Line })
 		return nil, &ValidationError{File: PolicyFileName, Issues: rw.issues}
 	}
-	return rw.apply()
+	code, err := rw.apply()
+	if err == nil && rewriteHook != nil {
+		code = rewriteHook(code)
+	}
+	return code, err
 }
+
+// rewriteHook, when set (by a test, never during a compilation), edits
+// every source rewritten for yaegi: a stand-in for an interpreter bug
+// that no rewrite knows, to test the cross-check.
+var rewriteHook func([]byte) []byte
+
+// refusalPrefix starts every refusal of the yaegi backend, at load or
+// at run time.
+const refusalPrefix = "the yaegi backend cannot run this"
 
 type edit struct {
 	start, end int // byte offsets in the source
@@ -63,6 +76,8 @@ type rewriter struct {
 	parents   map[ast.Node]ast.Node
 	// constSkips are constant expressions left as written (see constSkip).
 	constSkips map[ast.Expr]bool
+	// note says what the helpers are for, after "Added by policyevolve".
+	note string
 }
 
 // wrap puts pre before n and post after it.
@@ -79,7 +94,7 @@ func (rw *rewriter) off(p token.Pos) int { return rw.c.Fset.Position(p).Offset }
 func (rw *rewriter) refuse(p token.Pos, format string, args ...any) {
 	pos := rw.c.Fset.Position(p)
 	rw.issues = append(rw.issues, Issue{Line: pos.Line, Col: pos.Column,
-		Msg:     "the yaegi backend cannot run this: " + fmt.Sprintf(format, args...),
+		Msg:     refusalPrefix + ": " + fmt.Sprintf(format, args...),
 		Snippet: sourceLine(rw.c.Source, pos.Line)})
 }
 
@@ -348,6 +363,20 @@ func mayBeNaN(t types.Type) bool {
 // the names this file imports them under. Types declared inside a function
 // cannot be named there: refused.
 func (rw *rewriter) typeString(t types.Type, at token.Pos) (string, bool) {
+	s, ok := rw.qualified(t, at)
+	if !ok {
+		return "", false
+	}
+	if rw.localType(t) {
+		rw.refuse(at, "type %s is declared inside a function (or is a type parameter); declare it at package level", s)
+		return "", false
+	}
+	return s, true
+}
+
+// qualified spells t for code at a place where the types it names are in
+// scope: packages by the names this file imports them under.
+func (rw *rewriter) qualified(t types.Type, at token.Pos) (string, bool) {
 	names := map[*types.Package]string{}
 	for _, im := range rw.c.File.Imports {
 		p, _ := strconv.Unquote(im.Path.Value)
@@ -376,6 +405,12 @@ func (rw *rewriter) typeString(t types.Type, at token.Pos) (string, bool) {
 		rw.refuse(at, "a helper for type %s would need a package this file does not import", s)
 		return "", false
 	}
+	return s, true
+}
+
+// localType reports whether t names a type declared inside a function,
+// or a type parameter.
+func (rw *rewriter) localType(t types.Type) bool {
 	local := false
 	var walk func(types.Type)
 	seen := map[types.Type]bool{}
@@ -412,11 +447,7 @@ func (rw *rewriter) typeString(t types.Type, at token.Pos) (string, bool) {
 		}
 	}
 	walk(t)
-	if local {
-		rw.refuse(at, "type %s is declared inside a function (or is a type parameter); declare it at package level", s)
-		return "", false
-	}
-	return s, true
+	return local
 }
 
 // methodValue rewrites a method value or method expression whose method
@@ -825,7 +856,11 @@ func (rw *rewriter) apply() ([]byte, error) {
 	}
 	b.Write(src[at:])
 	if len(rw.helpers) > 0 {
-		b.WriteString("\n\n// Added by policyevolve for the yaegi interpreter.\n")
+		note := rw.note
+		if note == "" {
+			note = "for the yaegi interpreter"
+		}
+		b.WriteString("\n\n// Added by policyevolve " + note + ".\n")
 		for _, h := range rw.helpers {
 			b.WriteString("\n" + h + "\n")
 		}

@@ -42,7 +42,10 @@ func (rw *rewriter) assignStmt(as *ast.AssignStmt) {
 			}
 		}
 		if multi {
-			rw.interfaceTarget(as.Lhs[i], r)
+			rw.interfaceTarget(as, as.Lhs[i], r)
+			if as.Tok == token.ASSIGN {
+				rw.typedNil(r, as.Lhs[i])
+			}
 		}
 	}
 	if multi && as.Tok == token.ASSIGN {
@@ -53,10 +56,40 @@ func (rw *rewriter) assignStmt(as *ast.AssignStmt) {
 	}
 }
 
+// typedNil turns a nil among the values of a parallel assignment into a
+// conversion to its target's type: yaegi fails on an untyped nil among
+// several values (k.a, k.b = nil, nil panics: reflect: New(nil)).
+func (rw *rewriter) typedNil(r, target ast.Expr) {
+	if !isNilIdent(r) {
+		return
+	}
+	var t types.Type
+	if rw.c.Info != nil {
+		t = rw.c.Info.TypeOf(target)
+	}
+	rw.nilOf(r, t)
+}
+
+// nilOf spells the nil r as a nil of type t.
+func (rw *rewriter) nilOf(r ast.Expr, t types.Type) {
+	if t == nil {
+		rw.refuse(r.Pos(), "nil among several values assigned at once: yaegi fails on it, and without type information (no Go toolchain) it cannot be given its type; assign nil in a statement of its own")
+		return
+	}
+	ts, ok := rw.qualified(t, r.Pos())
+	if !ok {
+		return
+	}
+	id := ast.Unparen(r)
+	rw.edits = append(rw.edits, edit{start: rw.off(id.Pos()), end: rw.off(id.End()), text: "(" + ts + ")(nil)"})
+}
+
 // interfaceTarget refuses, in a multiple assignment, a value of a type
-// declared in the policy assigned to a variable of interface type: yaegi
-// fails on it.
-func (rw *rewriter) interfaceTarget(l, r ast.Expr) {
+// declared in the policy assigned to a variable of interface type, and a
+// value of type any (nil included) assigned to an existing one of type
+// any: yaegi fails on them (reflect.Set: value of type interface {} is
+// not assignable to type interp.valueInterface).
+func (rw *rewriter) interfaceTarget(as *ast.AssignStmt, l, r ast.Expr) {
 	if rw.c.Info == nil {
 		return
 	}
@@ -69,11 +102,26 @@ func (rw *rewriter) interfaceTarget(l, r ast.Expr) {
 		r = call.Args[0]
 	}
 	lt, rt := rw.c.Info.TypeOf(l), rw.c.Info.TypeOf(r)
-	if lt == nil || rt == nil || !types.IsInterface(lt) || types.IsInterface(rt) || !rw.declaredHere(rt) {
+	if lt == nil || rt == nil || !types.IsInterface(lt) {
+		return
+	}
+	id, isIdent := l.(*ast.Ident)
+	assigned := as.Tok == token.ASSIGN || isIdent && !rw.isNewVar(id, as)
+	if assigned && isEmptyInterface(lt) && (isEmptyInterface(rt) || isNilIdent(r)) {
+		rw.refuse(r.Pos(), "a value of type any assigned to %s of type any in a multiple assignment: yaegi fails on it; assign it in a statement of its own",
+			rw.text(l))
+		return
+	}
+	if types.IsInterface(rt) || !rw.declaredHere(rt) {
 		return
 	}
 	rw.refuse(r.Pos(), "a value of type %s assigned to %s of interface type %s in a multiple assignment: yaegi fails on it; assign it in a statement of its own",
 		rt, rw.text(l), lt)
+}
+
+func isEmptyInterface(t types.Type) bool {
+	it, ok := t.Underlying().(*types.Interface)
+	return ok && it.Empty()
 }
 
 // valueSpec rewrites var a, b = x, y like the assignment it is.
@@ -292,10 +340,28 @@ func (rw *rewriter) parent(n ast.Node) ast.Node {
 // assigning any:
 //
 //	return a, b   becomes   { x, y = (a), (b); return }
+//
+// And in a return of several values from any function, yaegi writes the
+// result of a call of a builtin (len, cap, append, make, new, copy) into
+// the first result, not its own: return 1, len(s) returns 1, 1, and
+// return 1, append(s, x) panics. A parenthesized call takes the ordinary
+// path: calls in such returns are parenthesized.
 func (rw *rewriter) returnStmt(r *ast.ReturnStmt) {
 	if len(r.Results) < 2 {
 		return
 	}
+	if !rw.namedReturn(r) {
+		for _, e := range r.Results {
+			if _, call := e.(*ast.CallExpr); call {
+				rw.parenthesize(e)
+			}
+		}
+	}
+}
+
+// namedReturn rewrites a return of several values from a function with
+// named results (see returnStmt); it reports whether it did.
+func (rw *rewriter) namedReturn(r *ast.ReturnStmt) bool {
 	var ft *ast.FuncType
 	for p := rw.parent(r); p != nil && ft == nil; p = rw.parent(p) {
 		switch f := p.(type) {
@@ -306,32 +372,42 @@ func (rw *rewriter) returnStmt(r *ast.ReturnStmt) {
 		}
 	}
 	if ft == nil || ft.Results == nil || len(ft.Results.List) == 0 || len(ft.Results.List[0].Names) == 0 {
-		return
+		return false
 	}
 	var names []string
+	var results []*ast.Ident
 	for _, f := range ft.Results.List {
 		for _, n := range f.Names {
 			names = append(names, n.Name)
+			results = append(results, n)
 		}
 	}
 	if len(names) != len(r.Results) {
-		return
+		return false
 	}
 	for _, n := range names {
 		if n == "_" {
 			rw.refuse(r.Pos(), "a return of several values from a function with a result named _: yaegi assigns results one after the other; name every result, or none")
-			return
+			return true
 		}
 	}
 	rw.edits = append(rw.edits, edit{start: rw.off(r.Pos()), end: rw.off(r.Pos()) + len("return"),
 		text: "{ " + strings.Join(names, ", ") + " ="})
-	for _, e := range r.Results {
+	for i, e := range r.Results {
 		if _, paren := e.(*ast.ParenExpr); !paren {
 			rw.parenthesize(e)
+		}
+		if isNilIdent(e) {
+			var t types.Type
+			if rw.c.Info != nil {
+				t = rw.c.Info.TypeOf(results[i])
+			}
+			rw.nilOf(e, t)
 		}
 	}
 	last := r.Results[len(r.Results)-1]
 	rw.edits = append(rw.edits, edit{start: rw.off(last.End()), end: rw.off(last.End()), text: "; return }", wrap: wrapClose, span: 1 << 30})
+	return true
 }
 
 // Results of calls. When a call's single result is assigned to a

@@ -20,7 +20,7 @@ import (
 func (rw *rewriter) switchStmt(s *ast.SwitchStmt) {
 	rw.defaultLast(s.Body)
 	if s.Tag != nil {
-		if rw.c.Info != nil && isNonEmptyInterface(rw.c.Info.TypeOf(s.Tag)) {
+		if t := rw.typeOf(s.Tag); t != nil && types.IsInterface(t) {
 			rw.refuse(s.Tag.Pos(), "a switch on a value of interface type %s: yaegi compares such values wrongly; compare with == nil, or switch on a concrete value",
 				rw.c.Info.TypeOf(s.Tag))
 		}
@@ -35,6 +35,7 @@ func (rw *rewriter) switchStmt(s *ast.SwitchStmt) {
 		for i, e := range cc.List {
 			rw.wrap(e, "(", ")")
 			if i < len(cc.List)-1 {
+				rw.keyedLiterals(e) // now a left operand of ||
 				// The comma after e becomes ||; what follows it (spaces,
 				// newlines) stays in place.
 				comma := rw.commaAfter(e)
@@ -119,6 +120,14 @@ func (rw *rewriter) declaredHere(t types.Type) bool {
 		return rw.declaredHere(t.Key()) || rw.declaredHere(t.Elem())
 	}
 	return false
+}
+
+// typeOf is the type of e, or nil without type information.
+func (rw *rewriter) typeOf(e ast.Expr) types.Type {
+	if rw.c.Info == nil {
+		return nil
+	}
+	return rw.c.Info.TypeOf(e)
 }
 
 func isNonEmptyInterface(t types.Type) bool {
@@ -295,15 +304,16 @@ func (rw *rewriter) isPackage(id *ast.Ident, path string) bool {
 	return false
 }
 
-// binaryExpr refuses == and != between values of a non-empty interface
-// type (error, or an interface of the policy): yaegi compares equal
-// values as different, or fails.
+// binaryExpr refuses == and != with an operand of interface type (any,
+// error, or an interface of the policy) other than nil: yaegi compares
+// equal values as different when they hold a value of a type the policy
+// declares with methods, or fails.
 func (rw *rewriter) binaryExpr(b *ast.BinaryExpr) {
 	if (b.Op != token.EQL && b.Op != token.NEQ) || rw.c.Info == nil || isNilIdent(b.X) || isNilIdent(b.Y) {
 		return
 	}
 	for _, e := range []ast.Expr{b.X, b.Y} {
-		if t := rw.c.Info.TypeOf(e); isNonEmptyInterface(t) {
+		if t := rw.c.Info.TypeOf(e); t != nil && types.IsInterface(t) {
 			rw.refuse(b.OpPos, "%s compares values of interface type %s: yaegi compares equal values as different; compare with nil, or compare concrete values",
 				b.Op, t)
 			return
@@ -311,20 +321,25 @@ func (rw *rewriter) binaryExpr(b *ast.BinaryExpr) {
 	}
 }
 
-// mapType refuses maps keyed by a non-empty interface type.
+// mapType refuses maps keyed by an interface type.
 func (rw *rewriter) mapType(m *ast.MapType) {
 	if rw.c.Info == nil {
 		return
 	}
-	if t := rw.c.Info.TypeOf(m.Key); isNonEmptyInterface(t) {
-		rw.refuse(m.Pos(), "a map keyed by interface type %s: yaegi cannot look such keys up; key the map by a concrete type", t)
+	if t := rw.c.Info.TypeOf(m.Key); t != nil && types.IsInterface(t) {
+		rw.refuse(m.Pos(), "a map keyed by interface type %s: yaegi does not find equal keys of the policy's types; key the map by a concrete type", t)
 	}
 }
 
 // packageInit refuses package-level variables initialised by calling a
 // function of the policy that changes package-level variables: yaegi
-// initialises package-level variables in another order than Go.
+// initialises package-level variables in another order than Go. A
+// policy made resettable (withReset) is initialised again, in Go's order,
+// before every episode: then yaegi's own order does not matter.
 func (rw *rewriter) packageInit() {
+	if rw.c.Types != nil && rw.c.Types.Scope().Lookup(resetName) != nil {
+		return
+	}
 	funcs := map[string]*ast.FuncDecl{}
 	globals := map[any]string{}
 	for _, d := range rw.c.File.Decls {
@@ -491,40 +506,67 @@ func (rw *rewriter) parenCall(call *ast.CallExpr) {
 		edit{start: rw.off(id.End()), end: rw.off(paren.Rparen) + 1, text: strings.Repeat(" ", rw.off(paren.Rparen)+1-rw.off(id.End()))})
 }
 
-// logicalOperand helps yaegi with a map literal in the left operand of
-// && or ||, which it fails to run (len(map[int]bool{4: false}) > 0 && ok
-// panics): the literal is made by a function literal called at once.
+// logicalOperand helps yaegi with a composite literal with keys (any map
+// literal, T{A: 1}) in the left operand of && or ||, which it fails to
+// run in some places (len(map[int]bool{4: false}) > 0 && ok panics, and
+// so does case f(T{A: 1}) || ok: in a switch): the literal is made by a
+// function literal called at once.
 func (rw *rewriter) logicalOperand(b *ast.BinaryExpr) {
 	if b.Op != token.LAND && b.Op != token.LOR {
 		return
 	}
-	ast.Inspect(b.X, func(n ast.Node) bool {
+	rw.keyedLiterals(b.X)
+}
+
+// keyedLiterals wraps the composite literals of x that have keys, or
+// contain literals that have, in function literals called at once (see
+// logicalOperand).
+func (rw *rewriter) keyedLiterals(x ast.Expr) {
+	ast.Inspect(x, func(n ast.Node) bool {
+		if e, ok := n.(ast.Expr); ok && rw.c.Info != nil && rw.c.Info.Types[e].Value != nil {
+			return false // a constant: replaced whole (see foldConst)
+		}
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.CompositeLit:
-			if len(n.Elts) == 0 {
+			if n.Type == nil || !hasKeys(n) {
 				return true
 			}
-			var mt string
-			if rw.c.Info != nil {
-				t := rw.c.Info.TypeOf(n)
-				if _, isMap := t.Underlying().(*types.Map); !isMap {
-					return true
-				}
-				s, ok := rw.typeString(t, n.Pos())
+			var lt string
+			if t := rw.typeOf(n); t != nil {
+				s, ok := rw.qualified(t, n.Pos())
 				if !ok {
 					return false
 				}
-				mt = s
-			} else if m, ok := n.Type.(*ast.MapType); ok {
-				mt = rw.text(m)
+				lt = s
+			} else if a, ok := n.Type.(*ast.ArrayType); ok && a.Len != nil {
+				if _, ellipsis := a.Len.(*ast.Ellipsis); ellipsis {
+					return true
+				}
+				lt = rw.text(n.Type)
 			} else {
-				return true
+				lt = rw.text(n.Type)
 			}
-			rw.wrap(n, "func() "+mt+" { return ", " }()")
+			rw.wrap(n, "func() "+lt+" { return ", " }()")
 			return false
 		}
 		return true
 	})
+}
+
+// hasKeys reports whether a composite literal, or one inside it, has
+// keyed elements.
+func hasKeys(lit *ast.CompositeLit) bool {
+	found := false
+	ast.Inspect(lit, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.KeyValueExpr:
+			found = true
+		}
+		return !found
+	})
+	return found
 }

@@ -63,8 +63,11 @@ func nativeF(t *testing.T, src string) string {
 	for n, b := range files {
 		write(n, b)
 	}
-	start := c.Fset.Position(c.File.Name.Pos()).Offset
-	write("cmd/f/policy.go", []byte(src[:start]+"main"+src[start+len("policy"):]))
+	main, err := nativeSource(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("cmd/f/policy.go", main)
 	write("cmd/f/main.go", []byte("package main\n\nimport __pe_os \"os\"\n\nfunc main() { __pe_os.Stdout.WriteString(F()) }\n"))
 	cmd := exec.Command("go", "run", "-gcflags="+policyGCFlags, "./cmd/f")
 	cmd.Dir = dir
