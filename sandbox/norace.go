@@ -2,4 +2,5 @@
 
 package sandbox
 
+// raceEnabled: this binary was built with the race detector.
 const raceEnabled = false
