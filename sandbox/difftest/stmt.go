@@ -487,6 +487,8 @@ func (g *gen) parallel(out *w, d int) {
 			rhs[i-1] = lv.s
 		case lv.t.k == kStruct && g.chance(1, 2):
 			e = g.compositeStruct(lv.t, 1).s
+		case lv.t.k == kSlice && g.chance(1, 5):
+			e = "nil" // an untyped nil among several values
 		default:
 			e = g.rhs(lv.t, 2)
 		}
