@@ -529,30 +529,41 @@ func (rw *rewriter) keyedLiterals(x ast.Expr) {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
+		case *ast.UnaryExpr:
+			// &T{…}: wrapped whole, since the address of a call's result
+			// cannot be taken.
+			if c, ok := n.X.(*ast.CompositeLit); ok && n.Op == token.AND && c.Type != nil && hasKeys(c) {
+				return !rw.madeByCall(n, c, "*")
+			}
 		case *ast.CompositeLit:
-			if n.Type == nil || !hasKeys(n) {
-				return true
+			if n.Type != nil && hasKeys(n) {
+				return !rw.madeByCall(n, n, "")
 			}
-			var lt string
-			if t := rw.typeOf(n); t != nil {
-				s, ok := rw.qualified(t, n.Pos())
-				if !ok {
-					return false
-				}
-				lt = s
-			} else if a, ok := n.Type.(*ast.ArrayType); ok && a.Len != nil {
-				if _, ellipsis := a.Len.(*ast.Ellipsis); ellipsis {
-					return true
-				}
-				lt = rw.text(n.Type)
-			} else {
-				lt = rw.text(n.Type)
-			}
-			rw.wrap(n, "func() "+lt+" { return ", " }()")
-			return false
 		}
 		return true
 	})
+}
+
+// madeByCall wraps e, which is the literal c or its address, in a
+// function literal called at once; it reports whether it did.
+func (rw *rewriter) madeByCall(e ast.Expr, c *ast.CompositeLit, ptr string) bool {
+	var ts string
+	if t := rw.typeOf(e); t != nil {
+		s, ok := rw.qualified(t, e.Pos())
+		if !ok {
+			return true // refused
+		}
+		ts = s
+	} else {
+		if a, ok := c.Type.(*ast.ArrayType); ok {
+			if _, ellipsis := a.Len.(*ast.Ellipsis); ellipsis {
+				return false // [...]T cannot be a result type
+			}
+		}
+		ts = ptr + rw.text(c.Type)
+	}
+	rw.wrap(e, "func() "+ts+" { return ", " }()")
+	return true
 }
 
 // hasKeys reports whether a composite literal, or one inside it, has

@@ -115,3 +115,19 @@ func P_local_type() string {
 	}
 	return fmt.Sprint(n)
 }
+
+func P_address() string {
+	n := 0
+	for i := 0; i < 3; i++ {
+		if (&node{id: i}).id > 0 && i != 1 {
+			n++
+		}
+		switch {
+		case f(&node{id: i}), i == 0:
+			n += 10
+		}
+	}
+	return fmt.Sprint(n)
+}
+
+func f(p *node) bool { return p.id == 2 }
