@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,9 +37,26 @@ import (
 // look at one program: AGREE_SEED=N go test ./sandbox -run TestAgreeSeed
 // -v (with AGREE_DUMP=DIR to write its source).
 
-// agreeSteps is the length of a differential episode: each of the 24
-// entry functions of a program is called about agreeSteps×10/24 times.
-const agreeSteps = 40
+// agreeConfig shapes the generated programs, and agreeSteps is the
+// length of a differential episode: each of the 12 entry functions of a
+// program is called agreeSteps×10/12 times. Small enough that a program
+// is built and compared well within the 10 s the fuzzing engine gives an
+// input (go test -fuzz stops a worker that takes longer).
+var agreeConfig = difftest.Config{Entries: 12}
+
+const agreeSteps = 30
+
+// fuzzBudget bounds the work on one input when fuzzing: on a machine so
+// busy that a program cannot be compared in it, the input is skipped
+// (not failed), and no diagnosis is attempted (reproduce a failure with
+// TestAgreeSeed).
+const fuzzBudget = 8 * time.Second
+
+// fuzzing reports whether this process is a worker of go test -fuzz.
+func fuzzing() bool {
+	f := flag.Lookup("test.fuzzworker")
+	return f != nil && f.Value.String() == "true"
+}
 
 // agreeOutcome is what one differential run found.
 type agreeOutcome struct {
@@ -49,6 +67,7 @@ type agreeOutcome struct {
 	Reasons  []string `json:"reasons"`  // the refusals, shortened
 	Steps    int      `json:"steps"`    // steps compared
 	Diverged string   `json:"diverged"` // "" when the backends agreed
+	Skipped  bool     `json:"skipped"`  // not compared within fuzzBudget
 }
 
 var agreeStatsMu sync.Mutex
@@ -87,12 +106,24 @@ func agreeSandboxes(t testing.TB) (native, yaegi *Sandbox) {
 func runAgreement(t testing.TB, seed uint64) agreeOutcome {
 	t.Helper()
 	ctx := context.Background()
-	prog := difftest.Generate(seed, difftest.Config{})
+	if fuzzing() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, fuzzBudget)
+		defer cancel()
+	}
 	game := ssd.Gathering
 	if seed%2 == 1 {
 		game = ssd.Cleanup
 	}
 	out := agreeOutcome{Seed: seed, Game: game.String()}
+	tooSlow := func() {
+		if ctx.Err() != nil {
+			out.Skipped = true
+			out.record()
+			t.Skipf("seed %d: not compared within %v (a busy machine)", seed, fuzzBudget)
+		}
+	}
+	prog := difftest.Generate(seed, agreeConfig)
 	native, yaegi := agreeSandboxes(t)
 
 	keep := make([]int, len(prog.Entries))
@@ -110,6 +141,7 @@ compile:
 		if err == nil {
 			break
 		}
+		tooSlow()
 		var ve *ValidationError
 		if !errors.As(err, &ve) {
 			t.Fatalf("seed %d: yaegi compile: %v", seed, err)
@@ -141,9 +173,11 @@ compile:
 	}
 	pn, err := native.Compile(ctx, src)
 	if err != nil {
+		tooSlow()
 		t.Fatalf("seed %d: the Go compiler refuses a generated program: %v\n%s", seed, err, numbered(src))
 	}
-	d := compareBackends(t, pn, py, game)
+	d := compareBackends(ctx, t, pn, py, game)
+	tooSlow()
 	if d.refused != "" && d.slot >= 0 {
 		// Refused while running (a check the rewrite added): leave the
 		// entry function out and run the rest again.
@@ -167,6 +201,11 @@ compile:
 		}
 		entry := prog.Entries[keep[d.slot%len(keep)]]
 		step, agent := d.slot/envs.DefaultAgents, d.slot%envs.DefaultAgents
+		if fuzzing() {
+			t.Errorf("seed %d (%s): the backends disagree: %s\nentry function %s; reproduce with: AGREE_SEED=%d go test ./sandbox -run TestAgreeSeed -v",
+				seed, game, d.msg, entry.Name, seed)
+			return out
+		}
 		t.Errorf("seed %d (%s): the backends disagree: %s\nentry function %s; %s\n%s",
 			seed, game, d.msg, entry.Name, firstDifferingStatement(t, prog, keep, step, agent, native, yaegi, game),
 			reproduce(t, prog, entry, native, yaegi, game, src))
@@ -219,7 +258,7 @@ type divergence struct {
 
 // compareBackends plays one episode with each program and compares their
 // actions step by step, and their failures.
-func compareBackends(t testing.TB, pn, py *Program, game ssd.Game) divergence {
+func compareBackends(ctx context.Context, t testing.TB, pn, py *Program, game ssd.Game) divergence {
 	t.Helper()
 	m, err := envs.BuiltinMap(game, envs.DefaultMap(game))
 	if err != nil {
@@ -234,15 +273,21 @@ func compareBackends(t testing.TB, pn, py *Program, game ssd.Game) divergence {
 		all[i] = i
 	}
 	run := func(p *Program) (*envs.Result, error) {
-		return envs.Run(context.Background(), env, []envs.Seat{{Actor: p.Actor(), Agents: all}},
+		return envs.Run(ctx, env, []envs.Seat{{Actor: p.Actor(), Agents: all}},
 			envs.Options{Seed: 7, Record: true})
 	}
 	rn, errN := run(pn)
 	rn2, _ := run(pn)
+	if ctx.Err() != nil {
+		return divergence{}
+	}
 	if d := firstActionDifference(rn, rn2); d.msg != "" {
 		t.Fatalf("a generated program is not deterministic (native, twice): %s", d.msg)
 	}
 	ry, errY := run(py)
+	if ctx.Err() != nil {
+		return divergence{}
+	}
 	d := firstActionDifference(rn, ry)
 	if d.msg != "" {
 		return d
@@ -316,7 +361,7 @@ func reproduce(t testing.TB, prog *difftest.Program, e *difftest.Entry, native, 
 	if err1 != nil || err2 != nil {
 		return how
 	}
-	if d := compareBackends(t, pn, py, game); d.msg != "" {
+	if d := compareBackends(ctx, t, pn, py, game); d.msg != "" {
 		return fmt.Sprintf("alone it still disagrees (%s):\n%s\n%s", d.msg, numbered(src), how)
 	}
 	return "alone it agrees (it depends on state shared with other entries); " + how
@@ -354,7 +399,9 @@ func firstDifferingStatement(t testing.TB, prog *difftest.Program, keep []int, s
 	// result differs is the one that first computes something else, even
 	// in package-level state; it may come before the first differing
 	// action (an action has only 3 bits).
-	cp := difftest.Generate(prog.Seed, difftest.Config{Checkpoint: true})
+	cpc := agreeConfig
+	cpc.Checkpoint = true
+	cp := difftest.Generate(prog.Seed, cpc)
 	src, _ := cp.TracedSource(keep, step, agent, difftest.TraceCalls)
 	if len(src) <= MaxSourceSize {
 		prog = cp
@@ -498,7 +545,7 @@ func TestAgreeSeed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("AGREE_SEED: %v", err)
 	}
-	src, _ := difftest.Generate(seed, difftest.Config{}).Source(nil)
+	src, _ := difftest.Generate(seed, agreeConfig).Source(nil)
 	if dir := os.Getenv("AGREE_DUMP"); dir != "" {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("agree-%d.go", seed)), src, 0o644)
 	}
