@@ -33,9 +33,11 @@ import (
 //
 // with AGREE_STATS=FILE appending one JSON line per program (seed,
 // entries run and refused, the refusals, the verdict). A seed is a whole
-// program: minimizing it means nothing, hence -fuzzminimizetime 0. To
-// look at one program: AGREE_SEED=N go test ./sandbox -run TestAgreeSeed
-// -v (with AGREE_DUMP=DIR to write its source).
+// program: minimizing it means nothing, hence -fuzzminimizetime 0. The
+// engine gives an input at most 10 s: on a busy machine some inputs are
+// skipped (see fuzzBudget). To look at one program, or sweep seeds
+// without that limit: AGREE_SEED=N (or A-B) go test ./sandbox -run
+// TestAgreeSeed -v (with AGREE_DUMP=DIR to write their sources).
 
 // agreeConfig shapes the generated programs, and agreeSteps is the
 // length of a differential episode: each of the 12 entry functions of a
@@ -50,7 +52,7 @@ const agreeSteps = 30
 // busy that a program cannot be compared in it, the input is skipped
 // (not failed), and no diagnosis is attempted (reproduce a failure with
 // TestAgreeSeed).
-const fuzzBudget = 8 * time.Second
+const fuzzBudget = 6 * time.Second
 
 // fuzzing reports whether this process is a worker of go test -fuzz.
 func fuzzing() bool {
@@ -171,11 +173,13 @@ compile:
 			return out
 		}
 	}
+	defer py.Close()
 	pn, err := native.Compile(ctx, src)
 	if err != nil {
 		tooSlow()
 		t.Fatalf("seed %d: the Go compiler refuses a generated program: %v\n%s", seed, err, numbered(src))
 	}
+	defer pn.Close()
 	d := compareBackends(ctx, t, pn, py, game)
 	tooSlow()
 	if d.refused != "" && d.slot >= 0 {
@@ -264,25 +268,21 @@ func compareBackends(ctx context.Context, t testing.TB, pn, py *Program, game ss
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := envs.New(envs.Config{Map: m, Agents: envs.DefaultAgents, MaxSteps: agreeSteps})
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := make([]int, envs.DefaultAgents)
-	for i := range all {
-		all[i] = i
-	}
+	cfg := envs.Config{Map: m, Agents: envs.DefaultAgents, MaxSteps: agreeSteps}
 	run := func(p *Program) (*envs.Result, error) {
-		return envs.Run(ctx, env, []envs.Seat{{Actor: p.Actor(), Agents: all}},
-			envs.Options{Seed: 7, Record: true})
+		return p.SelfPlay(ctx, cfg, envs.Options{Seed: 7, Record: true})
 	}
 	rn, errN := run(pn)
-	rn2, _ := run(pn)
+	if !fuzzing() {
+		// The generator's promise, checked outside the fuzzing engine's
+		// tight budget.
+		rn2, _ := run(pn)
+		if d := firstActionDifference(rn, rn2); d.msg != "" && ctx.Err() == nil {
+			t.Fatalf("a generated program is not deterministic (native, twice): %s", d.msg)
+		}
+	}
 	if ctx.Err() != nil {
 		return divergence{}
-	}
-	if d := firstActionDifference(rn, rn2); d.msg != "" {
-		t.Fatalf("a generated program is not deterministic (native, twice): %s", d.msg)
 	}
 	ry, errY := run(py)
 	if ctx.Err() != nil {
@@ -535,20 +535,33 @@ func FuzzAgree(f *testing.F) {
 	})
 }
 
-// TestAgreeSeed runs the program of AGREE_SEED and prints it.
+// TestAgreeSeed runs the program of AGREE_SEED (a seed, or seeds A-B),
+// without the fuzzing engine's limit of 10 s per program.
 func TestAgreeSeed(t *testing.T) {
 	s := os.Getenv("AGREE_SEED")
 	if s == "" {
-		t.Skip("set AGREE_SEED to run one generated program")
+		t.Skip("set AGREE_SEED to run one generated program (N) or several (A-B)")
 	}
-	seed, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		t.Fatalf("AGREE_SEED: %v", err)
+	from, to, isRange := strings.Cut(s, "-")
+	first, err := strconv.ParseUint(from, 10, 64)
+	last := first
+	if err == nil && isRange {
+		last, err = strconv.ParseUint(to, 10, 64)
 	}
-	src, _ := difftest.Generate(seed, agreeConfig).Source(nil)
-	if dir := os.Getenv("AGREE_DUMP"); dir != "" {
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("agree-%d.go", seed)), src, 0o644)
+	if err != nil || last < first {
+		t.Fatalf("AGREE_SEED=%q: want N or A-B", s)
 	}
-	o := runAgreement(t, seed)
-	t.Logf("%+v", o)
+	for seed := first; seed <= last; seed++ {
+		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
+			src, _ := difftest.Generate(seed, agreeConfig).Source(nil)
+			if dir := os.Getenv("AGREE_DUMP"); dir != "" {
+				os.WriteFile(filepath.Join(dir, fmt.Sprintf("agree-%d.go", seed)), src, 0o644)
+			}
+			o := runAgreement(t, seed)
+			t.Logf("%+v", o)
+		})
+		if seed == last { // last may be the largest uint64
+			break
+		}
+	}
 }
