@@ -250,9 +250,16 @@ func yaegiProbes(t *testing.T, pf *probeFile) map[string]string {
 	if err := i.Use(ex); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := i.Eval(string(code)); err != nil {
-		t.Fatalf("%s: yaegi: %v", pf.path, err)
-	}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("%s: yaegi fails to load it: %v", pf.path, r)
+			}
+		}()
+		if _, err := i.Eval(string(code)); err != nil {
+			t.Fatalf("%s: yaegi: %v", pf.path, err)
+		}
+	}()
 	call := func(expr string) (res string) {
 		defer func() {
 			if r := recover(); r != nil {

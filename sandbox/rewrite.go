@@ -188,6 +188,8 @@ func (rw *rewriter) collect() {
 			rw.logicalOperand(n)
 		case *ast.MapType:
 			rw.mapType(n)
+		case *ast.CompositeLit:
+			rw.positionalElements(n)
 		case *ast.ReturnStmt:
 			rw.returnStmt(n)
 		}
