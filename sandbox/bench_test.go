@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -111,5 +113,34 @@ func BenchmarkSelfPlay(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkCheck: the admission test of examples/policies/bfs.go on the
+// native backend (Cleanup), alone and cross-checked on yaegi; the
+// difference is the cost of the cross-check. The native worker is built
+// once, before the loop.
+func BenchmarkCheck(b *testing.B) {
+	if raceEnabled {
+		b.Skip("the yaegi worker cannot run under the race detector")
+	}
+	src, err := os.ReadFile(filepath.Join("..", "examples", "policies", "bfs.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		skip bool
+	}{{"plain", true}, {"crosschecked", false}} {
+		b.Run(c.name, func(b *testing.B) {
+			sb := newSandbox(b, Native, func(cfg *Config) { cfg.SkipCrossCheck = c.skip })
+			for b.Loop() {
+				p, err := sb.Check(context.Background(), src, ssd.Cleanup)
+				if err != nil {
+					b.Fatal(err)
+				}
+				p.Close()
+			}
+		})
 	}
 }

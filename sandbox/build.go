@@ -53,12 +53,21 @@ func moduleImports(src []byte) []byte {
 	return bytes.ReplaceAll(src, []byte(`"policyevolve/envs"`), []byte(`"ssd/envs"`))
 }
 
+// policyGCFlags are the compiler flags of the policy's package. Without
+// them the compiler puts the backing arrays of small slices that do not
+// escape on the stack (Go 1.25 and later), with a capacity of 32 bytes
+// from the first append: then two appends to one slice share memory
+// natively and not in the yaegi interpreter, whose slices grow as the
+// runtime's growslice makes them (1, 2, 4, … elements). With the
+// threshold at 0, compiled policies grow slices the same way.
+const policyGCFlags = "-d=variablemakethreshold=0"
+
 // buildEnv is the environment of the go command: the caller's, minus what
 // could redirect the build (workspaces, cross-compilation, toolchain
 // downloads, cgo, the network).
 func buildEnv() []string {
 	drop := map[string]bool{"GOFLAGS": true, "GOWORK": true, "GOOS": true, "GOARCH": true, "CGO_ENABLED": true,
-		"GOTOOLCHAIN": true, "GOPROXY": true, "GO111MODULE": true, "GOEXPERIMENT": true, "GOENV": true}
+		"GOTOOLCHAIN": true, "GOPROXY": true, "GO111MODULE": true, "GOEXPERIMENT": true, "GOENV": true, "GOAMD64": true}
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -66,14 +75,17 @@ func buildEnv() []string {
 			env = append(env, kv)
 		}
 	}
+	// GOAMD64=v1: at v3 the compiler fuses x*y+z into one instruction
+	// with one rounding; the interpreter rounds twice, as Go does without
+	// fusion.
 	return append(env, "GOFLAGS=", "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off", "CGO_ENABLED=0",
-		"GO111MODULE=on", "GOENV=off")
+		"GO111MODULE=on", "GOENV=off", "GOAMD64=v1")
 }
 
 // apiHash identifies the embedded ssd and worker sources and the protocol.
 func apiHash() (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "protocol %d\n", worker.Version)
+	fmt.Fprintf(h, "protocol %d\ngcflags %s\nnative %d\n", worker.Version, policyGCFlags, nativeVersion)
 	for _, src := range workerSources {
 		files, err := ssdSourceFiles(src.embedded)
 		if err != nil {
@@ -182,11 +194,10 @@ func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string
 			return "", err
 		}
 	}
-	// The policy becomes package main: replace the package name in place,
-	// keeping every line where it was.
-	start := c.Fset.Position(c.File.Name.Pos()).Offset
-	end := c.Fset.Position(c.File.Name.End()).Offset
-	src := append(append(append([]byte{}, c.Source[:start]...), "main"...), c.Source[end:]...)
+	src, err := nativeSource(c)
+	if err != nil {
+		return "", err
+	}
 	if err := write(filepath.Join("cmd", "worker", worker.PolicyFile), src); err != nil {
 		return "", err
 	}
@@ -199,7 +210,7 @@ func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string
 	}
 
 	bin := filepath.Join(tmp, "worker.bin")
-	cmd := exec.CommandContext(ctx, s.goCmd, "build", "-trimpath", "-o", bin, "./cmd/worker")
+	cmd := exec.CommandContext(ctx, s.goCmd, "build", "-trimpath", "-gcflags="+policyGCFlags, "-o", bin, "./cmd/worker")
 	cmd.Dir = tmp
 	cmd.Env = buildEnv()
 	// The go command starts the compiler and linker: kill them all, not

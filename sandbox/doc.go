@@ -69,5 +69,11 @@
 // Check = Compile + Smoke: the paper's 50-step test of self-play on the
 // game's default map, run twice from the same seed with fresh instances;
 // differing actions are ErrNondeterministic ("policy is not deterministic
-// (step k, agent i: 3 vs 5) — e.g. ranging over a map").
+// (step k, agent i: 3 vs 5) — e.g. ranging over a map"). When both
+// backends are available (a Go toolchain is present), Check also plays
+// the first of those episodes on the other backend and refuses a policy
+// whose actions differ, or that fails on one backend only, with
+// ErrDisagree naming the step and agent (see crossCheck and
+// Config.SkipCrossCheck): whatever the two backends would score
+// differently never enters a pool.
 package sandbox

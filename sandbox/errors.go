@@ -32,6 +32,9 @@ var (
 	// ErrNondeterministic: two runs of the policy from the same state
 	// chose different actions.
 	ErrNondeterministic = errors.New("policy is not deterministic")
+	// ErrDisagree: the native and the yaegi backend ran the policy's
+	// smoke test differently (the cross-check of admission).
+	ErrDisagree = errors.New("the backends disagree")
 )
 
 // PolicyError is a failure of an untrusted policy: a result to record, not

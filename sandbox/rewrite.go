@@ -32,13 +32,38 @@ func rewriteForYaegi(c *Checked) ([]byte, error) {
 		sort.Slice(rw.issues, func(i, j int) bool { return rw.issues[i].Line < rw.issues[j].Line })
 		return nil, &ValidationError{File: PolicyFileName, Issues: rw.issues}
 	}
-	return rw.apply()
+	code, err := rw.apply()
+	if err == nil && rewriteHook != nil {
+		code = rewriteHook(code)
+	}
+	return code, err
 }
+
+// rewriteHook, when set (by a test, never during a compilation), edits
+// every source rewritten for yaegi: a stand-in for an interpreter bug
+// that no rewrite knows, to test the cross-check.
+var rewriteHook func([]byte) []byte
+
+// refusalPrefix starts every refusal of the yaegi backend, at load or
+// at run time.
+const refusalPrefix = "the yaegi backend cannot run this"
 
 type edit struct {
 	start, end int // byte offsets in the source
 	text       string
+	// A wrap's two insertions (see wrap): nested wraps that start or end
+	// at the same offset must close in the reverse order they open.
+	wrap      wrapKind
+	span, seq int // the wrapped range's length; the wrap's number
 }
+
+type wrapKind uint8
+
+const (
+	plainEdit wrapKind = iota
+	wrapOpen
+	wrapClose
+)
 
 type rewriter struct {
 	c         *Checked
@@ -47,6 +72,21 @@ type rewriter struct {
 	helpers   []string          // generated declarations, appended to the file
 	helperIdx map[string]string // helper key -> name
 	loops     int               // counter for fresh loop variable names
+	wraps     int               // counter of wraps
+	parents   map[ast.Node]ast.Node
+	// constSkips are constant expressions left as written (see constSkip).
+	constSkips map[ast.Expr]bool
+	// note says what the helpers are for, after "Added by policyevolve".
+	note string
+}
+
+// wrap puts pre before n and post after it.
+func (rw *rewriter) wrap(n ast.Node, pre, post string) {
+	rw.wraps++
+	s, e := rw.off(n.Pos()), rw.off(n.End())
+	rw.edits = append(rw.edits,
+		edit{start: s, end: s, text: pre, wrap: wrapOpen, span: e - s, seq: rw.wraps},
+		edit{start: e, end: e, text: post, wrap: wrapClose, span: e - s, seq: rw.wraps})
 }
 
 func (rw *rewriter) off(p token.Pos) int { return rw.c.Fset.Position(p).Offset }
@@ -54,7 +94,7 @@ func (rw *rewriter) off(p token.Pos) int { return rw.c.Fset.Position(p).Offset }
 func (rw *rewriter) refuse(p token.Pos, format string, args ...any) {
 	pos := rw.c.Fset.Position(p)
 	rw.issues = append(rw.issues, Issue{Line: pos.Line, Col: pos.Column,
-		Msg:     "the yaegi backend cannot run this: " + fmt.Sprintf(format, args...),
+		Msg:     refusalPrefix + ": " + fmt.Sprintf(format, args...),
 		Snippet: sourceLine(rw.c.Source, pos.Line)})
 }
 
@@ -103,21 +143,61 @@ func (rw *rewriter) collect() {
 		}
 		return true
 	})
+	rw.constSkips = rw.constSkip()
 	ast.Inspect(rw.c.File, func(n ast.Node) bool {
+		if e, ok := n.(ast.Expr); ok && rw.foldConst(e) {
+			return false
+		}
 		switch n := n.(type) {
 		case *ast.SelectorExpr:
 			if !called[n] {
 				rw.methodValue(n)
 			}
+			rw.errorsCall(n)
+			rw.derefSelector(n)
 		case *ast.CallExpr:
+			rw.recoverCall(n)
+			rw.deleteCall(n)
+			rw.parenCall(n)
 			return rw.builtinCall(n)
 		case *ast.RangeStmt:
 			rw.rangeStmt(n)
 		case *ast.ForStmt:
 			rw.forStmt(n)
+		case *ast.AssignStmt:
+			rw.assignStmt(n)
+			rw.callTarget(n)
+		case *ast.FuncDecl:
+			rw.namedResults(n.Type, n.Body)
+		case *ast.FuncLit:
+			rw.namedResults(n.Type, n.Body)
+		case *ast.ValueSpec:
+			rw.valueSpec(n)
+		case *ast.SwitchStmt:
+			rw.switchStmt(n)
+		case *ast.TypeSwitchStmt:
+			rw.typeSwitch(n)
+		case *ast.TypeAssertExpr:
+			rw.typeAssert(n)
+		case *ast.DeferStmt:
+			rw.deferStmt(n)
+		case *ast.LabeledStmt:
+			rw.labeled(n)
+		case *ast.BinaryExpr:
+			rw.binaryExpr(n)
+			rw.logicalOperand(n)
+		case *ast.MapType:
+			rw.mapType(n)
+		case *ast.CompositeLit:
+			rw.positionalElements(n)
+		case *ast.ReturnStmt:
+			rw.returnStmt(n)
 		}
 		return true
 	})
+	rw.packageInit()
+	rw.nilGuards()
+	rw.negZeroSafe()
 }
 
 // builtinCall rewrites min, max and clear; it returns false when the call
@@ -145,7 +225,7 @@ func (rw *rewriter) builtinCall(call *ast.CallExpr) bool {
 			}
 			lit = t + "(" + lit + ")"
 		}
-		rw.edits = append(rw.edits, edit{rw.off(call.Pos()), rw.off(call.End()), "(" + lit + ")"})
+		rw.edits = append(rw.edits, edit{start: rw.off(call.Pos()), end: rw.off(call.End()), text: "(" + lit + ")"})
 		return false
 	}
 	var helper string
@@ -155,7 +235,7 @@ func (rw *rewriter) builtinCall(call *ast.CallExpr) bool {
 		helper = rw.minMaxHelper(name, call)
 	}
 	if helper != "" {
-		rw.edits = append(rw.edits, edit{rw.off(id.Pos()), rw.off(id.End()), helper})
+		rw.edits = append(rw.edits, edit{start: rw.off(id.Pos()), end: rw.off(id.End()), text: helper})
 	}
 	return true
 }
@@ -206,9 +286,12 @@ func (rw *rewriter) minMaxHelper(name string, call *ast.CallExpr) string {
 		} else {
 			better = "y != y || y > x || (y == 0 && x == 0 && 1/x < 0)"
 		}
+		// A method (see negZeroSafe): a -0 argument keeps its sign.
 		rw.helpers = append(rw.helpers, fmt.Sprintf(
-			"func %s(x %s, ys ...%s) %s {\n\tfor _, y := range ys {\n\t\tif x != x {\n\t\t\treturn x\n\t\t}\n\t\tif %s {\n\t\t\tx = y\n\t\t}\n\t}\n\treturn x\n}",
-			h, ts, ts, ts, better))
+			"func (%s) %s(x %s, ys ...%s) %s {\n\tfor _, y := range ys {\n\t\tif x != x {\n\t\t\treturn x\n\t\t}\n\t\tif %s {\n\t\t\tx = y\n\t\t}\n\t}\n\treturn x\n}",
+			rw.fnsType(), h, ts, ts, ts, better))
+		h = rw.fnsType() + "{}." + h
+		rw.helperIdx[key] = h
 		return h
 	case name == "min":
 		better = "y < x"
@@ -282,6 +365,20 @@ func mayBeNaN(t types.Type) bool {
 // the names this file imports them under. Types declared inside a function
 // cannot be named there: refused.
 func (rw *rewriter) typeString(t types.Type, at token.Pos) (string, bool) {
+	s, ok := rw.qualified(t, at)
+	if !ok {
+		return "", false
+	}
+	if rw.localType(t) {
+		rw.refuse(at, "type %s is declared inside a function (or is a type parameter); declare it at package level", s)
+		return "", false
+	}
+	return s, true
+}
+
+// qualified spells t for code at a place where the types it names are in
+// scope: packages by the names this file imports them under.
+func (rw *rewriter) qualified(t types.Type, at token.Pos) (string, bool) {
 	names := map[*types.Package]string{}
 	for _, im := range rw.c.File.Imports {
 		p, _ := strconv.Unquote(im.Path.Value)
@@ -310,6 +407,12 @@ func (rw *rewriter) typeString(t types.Type, at token.Pos) (string, bool) {
 		rw.refuse(at, "a helper for type %s would need a package this file does not import", s)
 		return "", false
 	}
+	return s, true
+}
+
+// localType reports whether t names a type declared inside a function,
+// or a type parameter.
+func (rw *rewriter) localType(t types.Type) bool {
 	local := false
 	var walk func(types.Type)
 	seen := map[types.Type]bool{}
@@ -346,11 +449,7 @@ func (rw *rewriter) typeString(t types.Type, at token.Pos) (string, bool) {
 		}
 	}
 	walk(t)
-	if local {
-		rw.refuse(at, "type %s is declared inside a function (or is a type parameter); declare it at package level", s)
-		return "", false
-	}
-	return s, true
+	return local
 }
 
 // methodValue rewrites a method value or method expression whose method
@@ -367,8 +466,8 @@ func (rw *rewriter) methodValue(sel *ast.SelectorExpr) {
 		return
 	}
 	fn, ok := s.Obj().(*types.Func)
-	if !ok || fn.Pkg() == nil || fn.Pkg() == rw.c.Types {
-		return // methods of the policy's own types are interpreted: fine
+	if !ok || fn.Pkg() == nil {
+		return
 	}
 	sig := fn.Type().(*types.Signature)
 	var params, args []string
@@ -431,15 +530,15 @@ func (rw *rewriter) methodValue(sel *ast.SelectorExpr) {
 		// T.M: a function taking the receiver first.
 		all := append([]string{r + " " + recvT}, params...)
 		text := fmt.Sprintf("(func(%s) %s { %s%s.%s(%s) })", strings.Join(all, ", "), res, ret, r, fn.Name(), strings.Join(args, ", "))
-		rw.edits = append(rw.edits, edit{rw.off(sel.Pos()), rw.off(sel.End()), text})
+		rw.edits = append(rw.edits, edit{start: rw.off(sel.Pos()), end: rw.off(sel.End()), text: text})
 		return
 	}
 	valT := inner[:strings.Index(inner, " {")] // the method value's func type
 	// x.M: evaluate x now, call M on it later.
 	prefix := fmt.Sprintf("(func(%s %s) %s { return %s })(%s", r, recvT, valT, inner, bind)
 	rw.edits = append(rw.edits,
-		edit{rw.off(sel.Pos()), rw.off(sel.Pos()), prefix},
-		edit{rw.off(sel.X.End()), rw.off(sel.End()), ")"})
+		edit{start: rw.off(sel.Pos()), end: rw.off(sel.Pos()), text: prefix},
+		edit{start: rw.off(sel.X.End()), end: rw.off(sel.End()), text: ")"})
 }
 
 func (rw *rewriter) rangeStmt(r *ast.RangeStmt) {
@@ -453,7 +552,11 @@ func (rw *rewriter) rangeStmt(r *ast.RangeStmt) {
 			}
 		}
 	}
-	if rw.rangeOverInt(r, xt) {
+	if rw.rangeOverInt(r, xt) || rw.rangeOverString(r, xt) {
+		return
+	}
+	if r.Tok == token.ASSIGN {
+		rw.rangeAssign(r)
 		return
 	}
 	if r.Tok != token.DEFINE {
@@ -477,8 +580,8 @@ func (rw *rewriter) rangeStmt(r *ast.RangeStmt) {
 // block of its own, so that the body may still declare the same names.
 func (rw *rewriter) wrapBody(body *ast.BlockStmt, decl string) {
 	rw.edits = append(rw.edits,
-		edit{rw.off(body.Lbrace) + 1, rw.off(body.Lbrace) + 1, " " + decl + " {"},
-		edit{rw.off(body.Rbrace), rw.off(body.Rbrace), "}"})
+		edit{start: rw.off(body.Lbrace) + 1, end: rw.off(body.Lbrace) + 1, text: " " + decl + " {"},
+		edit{start: rw.off(body.Rbrace), end: rw.off(body.Rbrace), text: "}"})
 }
 
 // rangeOverInt rewrites `for k := range n` over an integer into a
@@ -516,7 +619,7 @@ func (rw *rewriter) rangeOverInt(r *ast.RangeStmt, xt types.Type) bool {
 	if r.Key != nil {
 		start = r.Key.Pos()
 	}
-	rw.edits = append(rw.edits, edit{rw.off(start), rw.off(r.X.Pos()), fmt.Sprintf("%s, %s := %s, ", i, n, zero)})
+	rw.edits = append(rw.edits, edit{start: rw.off(start), end: rw.off(r.X.Pos()), text: fmt.Sprintf("%s, %s := %s, ", i, n, zero)})
 	header := fmt.Sprintf("; %s < %s; %s++ {", i, n, i)
 	if r.Key != nil && !isBlank(r.Key) {
 		op := " := "
@@ -526,9 +629,9 @@ func (rw *rewriter) rangeOverInt(r *ast.RangeStmt, xt types.Type) bool {
 		// The key gets its value at the top of every iteration, in a block
 		// of its own so the body may declare the same name again.
 		header += " " + rw.text(r.Key) + op + i + "; {"
-		rw.edits = append(rw.edits, edit{rw.off(r.Body.Rbrace), rw.off(r.Body.Rbrace), "}"})
+		rw.edits = append(rw.edits, edit{start: rw.off(r.Body.Rbrace), end: rw.off(r.Body.Rbrace), text: "}"})
 	}
-	rw.edits = append(rw.edits, edit{rw.off(r.X.End()), rw.off(r.Body.Lbrace) + 1, header})
+	rw.edits = append(rw.edits, edit{start: rw.off(r.X.End()), end: rw.off(r.Body.Lbrace) + 1, text: header})
 	return true
 }
 
@@ -592,8 +695,15 @@ func (rw *rewriter) capturedIn(body ast.Node, obj any) bool {
 			})
 			return false
 		case *ast.UnaryExpr:
-			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == token.AND && rw.refersTo(id, obj) {
+			if n.Op == token.AND && rw.addressOf(n.X, obj) {
 				found = true
+			}
+		case *ast.SliceExpr:
+			// Slicing an array takes its address.
+			if rw.c.Info != nil {
+				if _, isArr := rw.c.Info.TypeOf(n.X).Underlying().(*types.Array); isArr && rw.addressOf(n.X, obj) {
+					found = true
+				}
 			}
 		case *ast.SelectorExpr:
 			if rw.c.Info == nil {
@@ -614,6 +724,36 @@ func (rw *rewriter) capturedIn(body ast.Node, obj any) bool {
 		return true
 	})
 	return found
+}
+
+// addressOf reports whether taking the address of x takes the address
+// of obj or of a part of it (a field, an array element), not of memory
+// it points to.
+func (rw *rewriter) addressOf(x ast.Expr, obj any) bool {
+	for {
+		switch e := x.(type) {
+		case *ast.Ident:
+			return rw.refersTo(e, obj)
+		case *ast.ParenExpr:
+			x = e.X
+		case *ast.SelectorExpr:
+			if rw.c.Info != nil {
+				if _, ptr := rw.c.Info.TypeOf(e.X).Underlying().(*types.Pointer); ptr {
+					return false
+				}
+			}
+			x = e.X
+		case *ast.IndexExpr:
+			if rw.c.Info != nil {
+				if _, arr := rw.c.Info.TypeOf(e.X).Underlying().(*types.Array); !arr {
+					return false
+				}
+			}
+			x = e.X
+		default:
+			return false
+		}
+	}
 }
 
 // modifiedIn reports whether body may change obj (closures included): an
@@ -679,10 +819,31 @@ func rootIdent(e ast.Expr) *ast.Ident {
 
 func (rw *rewriter) apply() ([]byte, error) {
 	sort.SliceStable(rw.edits, func(i, j int) bool {
-		if rw.edits[i].start != rw.edits[j].start {
-			return rw.edits[i].start < rw.edits[j].start
+		a, b := rw.edits[i], rw.edits[j]
+		if a.start != b.start {
+			return a.start < b.start
 		}
-		return rw.edits[i].end < rw.edits[j].end
+		if a.end != b.end {
+			return a.end < b.end
+		}
+		// Insertions at one offset: closes (inner first), then opens
+		// (outer first), then plain edits (which open what they edit).
+		if a.wrap != b.wrap {
+			return a.wrap == wrapClose || (a.wrap == wrapOpen && b.wrap == plainEdit)
+		}
+		switch a.wrap {
+		case wrapClose:
+			if a.span != b.span {
+				return a.span < b.span
+			}
+			return a.seq > b.seq
+		case wrapOpen:
+			if a.span != b.span {
+				return a.span > b.span
+			}
+			return a.seq < b.seq
+		}
+		return false
 	})
 	var b strings.Builder
 	src := rw.c.Source
@@ -697,7 +858,11 @@ func (rw *rewriter) apply() ([]byte, error) {
 	}
 	b.Write(src[at:])
 	if len(rw.helpers) > 0 {
-		b.WriteString("\n\n// Added by policyevolve for the yaegi interpreter.\n")
+		note := rw.note
+		if note == "" {
+			note = "for the yaegi interpreter"
+		}
+		b.WriteString("\n\n// Added by policyevolve " + note + ".\n")
 		for _, h := range rw.helpers {
 			b.WriteString("\n" + h + "\n")
 		}

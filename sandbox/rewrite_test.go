@@ -63,10 +63,13 @@ func nativeF(t *testing.T, src string) string {
 	for n, b := range files {
 		write(n, b)
 	}
-	start := c.Fset.Position(c.File.Name.Pos()).Offset
-	write("cmd/f/policy.go", []byte(src[:start]+"main"+src[start+len("policy"):]))
+	main, err := nativeSource(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("cmd/f/policy.go", main)
 	write("cmd/f/main.go", []byte("package main\n\nimport __pe_os \"os\"\n\nfunc main() { __pe_os.Stdout.WriteString(F()) }\n"))
-	cmd := exec.Command("go", "run", "./cmd/f")
+	cmd := exec.Command("go", "run", "-gcflags="+policyGCFlags, "./cmd/f")
 	cmd.Dir = dir
 	cmd.Env = buildEnv()
 	out, err := cmd.Output()
@@ -205,6 +208,70 @@ func F() string {
 	}
 	return out + strconv.Itoa(a[0])
 }`, "0,1,100,101,2"},
+		{"range over a string gives byte offsets", `func F() string {
+	out := ""
+	for i, r := range "aéb" + string([]byte{0xe2, 0x82}) + "z" {
+		out += strconv.Itoa(i) + ":" + strconv.Itoa(int(r)) + " "
+	}
+	n := 0
+	for range "日本" {
+		n++
+	}
+	var k int
+	var c rune
+	for k, c = range "xé" {
+	}
+	return out + strconv.Itoa(n) + " " + strconv.Itoa(k) + string(c)
+}`, "0:97 1:233 3:98 4:65533 5:65533 6:122 2 1é"},
+		{"range assigning to declared variables", `func F() string {
+	var k, v int
+	for k, v = range []int{4, 5, 6} {
+	}
+	m := map[string]int{"a": 1}
+	var key string
+	for key = range m {
+	}
+	var e int
+	for _, e = range [2]int{8, 9} {
+	}
+	return strconv.Itoa(k) + strconv.Itoa(v) + key + strconv.Itoa(e)
+}`, "26a9"},
+		{"return of several values to named results", `func swap(a, b int) (x, y int) {
+	x, y = a, b
+	return y, x
+}
+func F() string {
+	p, q := swap(1, 2)
+	return strconv.Itoa(p) + strconv.Itoa(q)
+}`, "21"},
+		{"named results start at zero", `var gx int
+func setr() (r int) {
+	r = 10
+	r += gx
+	return
+}
+func inner() (r int) {
+	r++
+	return
+}
+func outer() (r int) {
+	r = 5
+	return inner()
+}
+func F() string {
+	gx = 1
+	gx = setr()
+	x := 5
+	f := func() (r int) { r += 1; return }
+	x = f()
+	return strconv.Itoa(gx) + " " + strconv.Itoa(x) + " " + strconv.Itoa(outer())
+}`, "11 1 1"},
+		{"map literal in the left operand of a logical operator", `func F() string {
+	ok := len("3") > 0
+	b := len(map[int]bool{4: false}) > 0 && ok
+	c := len(map[ssd.Pos]int{{R: 1, C: 2}: 1}) > 5 || ok && len(map[int]int{1: 1}) > 0
+	return strconv.FormatBool(b) + strconv.FormatBool(c)
+}`, "truetrue"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -97,6 +97,11 @@ type Config struct {
 	WorkerExe string
 	// Notice receives one-line notices, such as the fallback to yaegi.
 	Notice io.Writer
+	// SkipCrossCheck turns off what admission (Check) does by default
+	// when both backends are available, that is when a Go toolchain is
+	// present: run the smoke test on the other backend too and refuse a
+	// policy whose actions differ there (ErrDisagree). See crossCheck.
+	SkipCrossCheck bool
 }
 
 // Defaults, with the reasons for them.
@@ -195,6 +200,10 @@ type Sandbox struct {
 	confMu  sync.Mutex // guards conf and noticed
 	conf    worker.Confinement
 	noticed bool
+
+	otherOnce sync.Once
+	other     *Sandbox // the other backend, for the cross-check; nil when unavailable
+	otherWhy  string   // why other is nil
 }
 
 // New returns a Sandbox with the backend resolved: Auto becomes Native

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"policyevolve/envs/ssd"
@@ -32,10 +33,14 @@ A policy whose CPU time per step, projected over an episode, exceeds the
 cost budget is refused with advice on what makes it costly.
 
 Prints OK, or every problem with its line and column (exit status 1).
-With --verbose, also the policy's measured cost and the OS-level
-confinement its worker ran under.`, stdout)
+When a Go toolchain is present, the smoke test also runs on the other
+backend (yaegi when the policy runs natively) and a policy whose actions
+differ there is refused, naming the first differing step and agent.
+
+With --verbose, also the policy's measured cost, the backends compared and
+the OS-level confinement its worker ran under.`, stdout)
 	fs.StringVar(&o.game, "game", "gathering", "game for the smoke test: gathering or cleanup")
-	fs.BoolVar(&o.verbose, "verbose", false, "print the measured cost per step and the worker's confinement layers")
+	fs.BoolVar(&o.verbose, "verbose", false, "print the measured cost per step, the backends compared and the worker's confinement layers")
 	o.register(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -61,11 +66,7 @@ func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	prog, err := sb.Compile(ctx, src)
-	var rep *sandbox.SmokeReport
-	if err == nil {
-		rep, err = prog.SmokeTest(ctx, game)
-	}
+	prog, rep, err := sb.CheckReport(ctx, src, game)
 	if o.verbose {
 		printValidateDetails(stdout, sb, rep)
 	}
@@ -76,8 +77,12 @@ func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Write
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "OK %s: policy %.12s is valid, compiled (%s), and passed the %d-step smoke test and the determinism probe on %s\n",
-		o.file, prog.ID, prog.Backend, sandbox.SmokeSteps, game)
+	checked := ""
+	if len(rep.Compared) > 1 {
+		checked = ", and the " + string(rep.Compared[1]) + " backend chose the same actions"
+	}
+	fmt.Fprintf(stdout, "OK %s: policy %.12s is valid, compiled (%s), and passed the %d-step smoke test and the determinism probe on %s%s\n",
+		o.file, prog.ID, prog.Backend, sandbox.SmokeSteps, game, checked)
 	return nil
 }
 
@@ -92,6 +97,20 @@ func printValidateDetails(w io.Writer, sb *sandbox.Sandbox, rep *sandbox.SmokeRe
 		}
 		fmt.Fprintf(w, "cost: %v of CPU time per step for %d agents, over %d smoke-test steps (budget %s per step)\n",
 			rep.PerStep.Round(time.Microsecond), rep.Agents, rep.Steps, budget)
+	}
+	if rep != nil && len(rep.Compared) > 0 {
+		var names []string
+		for _, b := range rep.Compared {
+			names = append(names, string(b))
+		}
+		line := "backends compared: " + strings.Join(names, " and ")
+		if len(names) == 1 {
+			line += " only"
+		}
+		if rep.CrossNote != "" {
+			line += " (" + rep.CrossNote + ")"
+		}
+		fmt.Fprintln(w, line)
 	}
 	if c := sb.Confinement(); c != nil {
 		fmt.Fprintf(w, "worker confinement: %s\n", c)

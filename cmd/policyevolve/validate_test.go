@@ -26,6 +26,14 @@ func TestValidateCommand(t *testing.T) {
 			t.Fatalf("%s: exit %d, out %q, err %q", be, code, out, errOut)
 		}
 	}
+	// With a toolchain, the other backend plays the smoke test too.
+	if !raceEnabled {
+		code, out, errOut := runCLI(t, context.Background(), "validate", example, "--verbose")
+		if code != 0 || !strings.Contains(out, "backends compared: native and yaegi\n") ||
+			!strings.Contains(out, "and the yaegi backend chose the same actions") {
+			t.Fatalf("--verbose: exit %d, out %q, err %q", code, out, errOut)
+		}
+	}
 	bad := writeFile(t, "bad.go", "package policy\n\nimport \"os\"\n\nfunc Policy() {}\n")
 	code, _, errOut := runCLI(t, context.Background(), "validate", bad)
 	if code != 1 || !strings.Contains(errOut, bad+`:3:8: import "os" is not allowed`) {

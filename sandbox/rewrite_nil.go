@@ -1,0 +1,280 @@
+package sandbox
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+)
+
+// Conversions to non-empty interface types (error, heap.Interface,
+// sort.Interface, the policy's own). A nil pointer or slice so converted
+// is a non-nil interface in Go; yaegi v0.16.1 makes it a nil interface,
+// silently (func f() error { var p *E; return p } gives f() == nil), and
+// it fails to pass some values to compiled code (see guardConversion).
+
+// nilGuards finds the conversions, implicit and explicit, to non-empty
+// interface types.
+func (rw *rewriter) nilGuards() {
+	if rw.c.Info == nil {
+		return
+	}
+	info := rw.c.Info
+	var sigs []*types.Signature
+	ast.Inspect(rw.c.File, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case nil:
+			return false
+		case *ast.FuncDecl:
+			if fn, ok := info.Defs[n.Name].(*types.Func); ok && n.Body != nil {
+				sigs = append(sigs, fn.Type().(*types.Signature))
+				ast.Inspect(n.Body, func(m ast.Node) bool { return rw.nilGuardNode(m, &sigs) })
+				sigs = sigs[:len(sigs)-1]
+			}
+			return false
+		case *ast.ValueSpec:
+			rw.nilGuardSpec(n)
+		}
+		return true
+	})
+}
+
+// nilGuardNode handles one node inside a function body; sigs is the stack
+// of the signatures of the functions around it.
+func (rw *rewriter) nilGuardNode(n ast.Node, sigs *[]*types.Signature) bool {
+	info := rw.c.Info
+	switch n := n.(type) {
+	case *ast.FuncLit:
+		sig, ok := info.TypeOf(n).(*types.Signature)
+		if !ok {
+			return false
+		}
+		*sigs = append(*sigs, sig)
+		ast.Inspect(n.Body, func(m ast.Node) bool { return rw.nilGuardNode(m, sigs) })
+		*sigs = (*sigs)[:len(*sigs)-1]
+		return false
+	case *ast.AssignStmt:
+		if len(n.Lhs) == len(n.Rhs) {
+			for i, l := range n.Lhs {
+				rw.guardConversion(n.Rhs[i], info.TypeOf(l))
+			}
+		}
+	case *ast.ValueSpec:
+		rw.nilGuardSpec(n)
+	case *ast.ReturnStmt:
+		if len(*sigs) == 0 {
+			break
+		}
+		res := (*sigs)[len(*sigs)-1].Results()
+		if res.Len() == len(n.Results) {
+			for i, r := range n.Results {
+				rw.guardConversion(r, res.At(i).Type())
+			}
+		}
+	case *ast.CallExpr:
+		rw.nilGuardCall(n)
+	case *ast.CompositeLit:
+		rw.nilGuardComposite(n)
+	}
+	return true
+}
+
+func (rw *rewriter) nilGuardSpec(vs *ast.ValueSpec) {
+	if vs.Type == nil || len(vs.Values) != len(vs.Names) {
+		return
+	}
+	t := rw.c.Info.TypeOf(vs.Type)
+	for _, v := range vs.Values {
+		rw.guardConversion(v, t)
+	}
+}
+
+func (rw *rewriter) nilGuardCall(call *ast.CallExpr) {
+	info := rw.c.Info
+	ft := info.Types[call.Fun]
+	switch {
+	case ft.IsType():
+		if len(call.Args) == 1 {
+			rw.guardConversion(call.Args[0], ft.Type)
+		}
+		return
+	case ft.IsBuiltin():
+		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok && id.Name == "append" && !call.Ellipsis.IsValid() && len(call.Args) > 1 {
+			if s, ok := info.TypeOf(call.Args[0]).Underlying().(*types.Slice); ok {
+				for _, a := range call.Args[1:] {
+					rw.guardConversion(a, s.Elem())
+				}
+			}
+		}
+		return
+	}
+	sig, ok := ft.Type.Underlying().(*types.Signature)
+	if !ok {
+		return
+	}
+	n := sig.Params().Len()
+	if len(call.Args) == 1 && n > 1 {
+		return // f(g()) with several results
+	}
+	for i, a := range call.Args {
+		var t types.Type
+		switch {
+		case sig.Variadic() && i >= n-1:
+			if call.Ellipsis.IsValid() {
+				continue
+			}
+			t = sig.Params().At(n - 1).Type().(*types.Slice).Elem()
+		case i < n:
+			t = sig.Params().At(i).Type()
+		default:
+			continue
+		}
+		rw.guardConversion(a, t)
+	}
+}
+
+func (rw *rewriter) nilGuardComposite(lit *ast.CompositeLit) {
+	t := rw.c.Info.TypeOf(lit)
+	if t == nil {
+		return
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Struct:
+		for i, e := range lit.Elts {
+			if kv, ok := e.(*ast.KeyValueExpr); ok {
+				if id, ok := kv.Key.(*ast.Ident); ok {
+					for j := 0; j < u.NumFields(); j++ {
+						if u.Field(j).Name() == id.Name {
+							rw.guardConversion(kv.Value, u.Field(j).Type())
+						}
+					}
+				}
+			} else if i < u.NumFields() {
+				rw.guardConversion(e, u.Field(i).Type())
+			}
+		}
+	case *types.Slice:
+		rw.guardElements(lit.Elts, nil, u.Elem())
+	case *types.Array:
+		rw.guardElements(lit.Elts, nil, u.Elem())
+	case *types.Map:
+		rw.guardElements(lit.Elts, u.Key(), u.Elem())
+	}
+}
+
+func (rw *rewriter) guardElements(elts []ast.Expr, key, elem types.Type) {
+	for _, e := range elts {
+		if kv, ok := e.(*ast.KeyValueExpr); ok {
+			if key != nil {
+				rw.guardConversion(kv.Key, key)
+			}
+			rw.guardConversion(kv.Value, elem)
+			continue
+		}
+		rw.guardConversion(e, elem)
+	}
+}
+
+// guardConversion handles e converted to type to. When to is a
+// non-empty interface:
+//   - a slice or map of a type declared in the policy that may be nil is
+//     replaced by an empty one when nil (yaegi makes a nil slice of a
+//     type with methods a nil interface; sort.Sort(nilByDist) fails);
+//   - a pointer that may be nil is checked, and the policy stopped with a
+//     precise message when it is nil, for error and the policy's own
+//     interfaces (Go makes it a non-nil interface, yaegi a nil one);
+//   - the result of a call, of a type declared in the policy, is first
+//     returned from a function literal when to belongs to the standard
+//     library (yaegi fails to pass a call's result to compiled code as an
+//     interface: sort.Sort(makeByDist()) fails, x := makeByDist();
+//     sort.Sort(x) works).
+func (rw *rewriter) guardConversion(e ast.Expr, to types.Type) {
+	if to == nil || !isNonEmptyInterface(to) {
+		return
+	}
+	from := rw.c.Info.TypeOf(e)
+	if from == nil || types.IsInterface(from) {
+		return
+	}
+	n, named := to.(*types.Named)
+	native := named && n.Obj().Pkg() != nil && n.Obj().Pkg() != rw.c.Types
+	x := ast.Unparen(e)
+	call, isCall := x.(*ast.CallExpr)
+	if isCall && rw.c.Info.Types[call.Fun].IsType() {
+		isCall = false // a conversion
+	}
+	switch from.Underlying().(type) {
+	case *types.Slice, *types.Map:
+		switch x := x.(type) {
+		case *ast.CompositeLit:
+			return
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok && rw.isBuiltin(id, "make") {
+				return
+			}
+		}
+		if !rw.declaredHere(from) {
+			return
+		}
+		it, ok1 := rw.typeString(to, e.Pos())
+		ft, ok2 := rw.typeString(from, e.Pos())
+		if !ok1 || !ok2 {
+			return
+		}
+		v := reservedPrefix + "v"
+		rw.wrap(e, fmt.Sprintf("func() %s { %s := ", it, v),
+			fmt.Sprintf("; if %s == nil { return %s{} }; return %s }()", v, ft, v))
+		return
+	case *types.Pointer:
+		if native {
+			break
+		}
+		switch x := x.(type) {
+		case *ast.UnaryExpr:
+			return // &x, &T{…}
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok && rw.isBuiltin(id, "new") {
+				return
+			}
+		case *ast.Ident:
+			if x.Name == "nil" {
+				return
+			}
+		}
+		rw.nilCheck(e, from)
+		return
+	}
+	if native && isCall && rw.declaredHere(from) {
+		if it, ok := rw.typeString(to, e.Pos()); ok {
+			rw.wrap(e, fmt.Sprintf("func() %s { return ", it), " }()")
+		}
+	}
+}
+
+// nilCheck stops the policy with a precise message when pointer e, of
+// type t, is nil.
+func (rw *rewriter) nilCheck(e ast.Expr, t types.Type) {
+	ts, ok := rw.typeString(t, e.Pos())
+	if !ok {
+		return
+	}
+	key := "nonnil:" + ts
+	h, ok := rw.helperIdx[key]
+	if !ok {
+		h = fmt.Sprintf("%snonnil%d", reservedPrefix, len(rw.helpers))
+		rw.helperIdx[key] = h
+		rw.helpers = append(rw.helpers, fmt.Sprintf(
+			"func %s(p %s, line int) %s {\n\tif p == nil {\n\t\tpanic(\"the yaegi backend cannot run this: at line \" + %sitoa(line) + \" a nil %s becomes an interface, which yaegi makes a nil interface (Go does not); check for nil first\")\n\t}\n\treturn p\n}",
+			h, ts, ts, reservedPrefix, ts))
+		rw.needItoa()
+	}
+	rw.wrap(e, h+"(", fmt.Sprintf(", %d)", rw.c.Fset.Position(e.Pos()).Line))
+}
+
+// needItoa adds a helper that spells an int, for messages.
+func (rw *rewriter) needItoa() {
+	if _, ok := rw.helperIdx["itoa"]; ok {
+		return
+	}
+	rw.helperIdx["itoa"] = reservedPrefix + "itoa"
+	rw.helpers = append(rw.helpers, "func "+reservedPrefix+"itoa(n int) string {\n\ts := \"\"\n\tfor {\n\t\ts = string(rune('0'+n%10)) + s\n\t\tn /= 10\n\t\tif n == 0 {\n\t\t\treturn s\n\t\t}\n\t}\n}")
+}
