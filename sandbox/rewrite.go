@@ -164,6 +164,9 @@ func (rw *rewriter) collect() {
 			rw.rangeStmt(n)
 		case *ast.ForStmt:
 			rw.forStmt(n)
+			rw.condition(n.Cond)
+		case *ast.IfStmt:
+			rw.condition(n.Cond)
 		case *ast.AssignStmt:
 			rw.assignStmt(n)
 			rw.callTarget(n)

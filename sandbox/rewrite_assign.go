@@ -51,6 +51,9 @@ func (rw *rewriter) assignStmt(as *ast.AssignStmt) {
 	if multi && as.Tok == token.ASSIGN {
 		rw.mapTargetsInOrder(as.Lhs)
 	}
+	if len(as.Lhs) == 2 && len(as.Rhs) == 1 {
+		rw.commaOK(as.Rhs[0])
+	}
 	if as.Tok == token.DEFINE {
 		rw.redeclaration(as)
 	}
@@ -124,8 +127,45 @@ func isEmptyInterface(t types.Type) bool {
 	return ok && it.Empty()
 }
 
+// commaOK rewrites the value of a comma-ok lookup, m[k] or x.(T)
+// assigned to two targets: when the key is missing or the assertion
+// fails, yaegi leaves the first target as it was where Go sets it to
+// the zero value (in a loop, v, ok := m[k] keeps the value of the
+// iteration before). The lookup is made by a function literal called at
+// once, whose variables start at zero:
+//
+//	v, ok := m[k]   becomes   v, ok := func() (V, bool) { v, ok := m[k]; return v, ok }()
+func (rw *rewriter) commaOK(e ast.Expr) {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.IndexExpr: // with two targets, a map lookup
+	case *ast.TypeAssertExpr:
+		if x.Type == nil {
+			return
+		}
+	default:
+		return
+	}
+	t := rw.typeOf(ast.Unparen(e))
+	if tu, ok := t.(*types.Tuple); ok && tu.Len() == 2 {
+		t = tu.At(0).Type()
+	}
+	if t == nil {
+		rw.refuse(e.Pos(), "a lookup with two results (v, ok := m[k] or x.(T)) needs type information, which needs a Go toolchain: yaegi keeps v's old value when the lookup fails; use the one-result form and a separate check")
+		return
+	}
+	ts, ok := rw.qualified(t, e.Pos())
+	if !ok {
+		return
+	}
+	v, found := reservedPrefix+"v", reservedPrefix+"ok"
+	rw.wrap(e, "func() ("+ts+", bool) { "+v+", "+found+" := ", "; return "+v+", "+found+" }()")
+}
+
 // valueSpec rewrites var a, b = x, y like the assignment it is.
 func (rw *rewriter) valueSpec(vs *ast.ValueSpec) {
+	if len(vs.Names) == 2 && len(vs.Values) == 1 {
+		rw.commaOK(vs.Values[0])
+	}
 	if len(vs.Names) < 2 || len(vs.Values) != len(vs.Names) {
 		return
 	}

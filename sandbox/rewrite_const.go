@@ -112,7 +112,10 @@ func (rw *rewriter) constText(v constant.Value, t types.Type, at token.Pos) (str
 	default:
 		lit = constLiteral(v, t)
 	}
-	if b.Info()&types.IsUntyped != 0 {
+	// Untyped, or the predeclared bool: yaegi takes case bool(false): of
+	// a tagless switch as true, and (false) means the same everywhere a
+	// bool constant may stand.
+	if b.Info()&types.IsUntyped != 0 || t == types.Typ[types.Bool] {
 		return "(" + lit + ")", true
 	}
 	if named, ok := t.(*types.Named); ok && named.Obj().Parent() != named.Obj().Pkg().Scope() {

@@ -28,6 +28,9 @@ func (rw *rewriter) switchStmt(s *ast.SwitchStmt) {
 	}
 	for _, st := range s.Body.List {
 		cc := st.(*ast.CaseClause)
+		for _, e := range cc.List {
+			rw.condition(e)
+		}
 		if len(cc.List) < 2 {
 			continue
 		}
