@@ -19,6 +19,7 @@ import (
 // call; the report's files; and a second compare with the same flags
 // that finds every run (and training) again.
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db, prefix := filepath.Join(dir, "cmp.db"), filepath.Join(dir, "report")
 	args := append([]string{"compare", "--store", db, "--seeds", "0-1", "--budget", "3", "--runs", "1", "--candidates", "1",
@@ -154,6 +155,7 @@ func markdownTable(out string) string {
 // first chain row's runs, their iteration 0); rerunning reproduces the
 // table.
 func TestCompareSuitePaper(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db, prefix := filepath.Join(dir, "suite.db"), filepath.Join(dir, "suite")
 	args := []string{"compare", "--suite", "paper", "--store", db, "--seeds", "0-1", "--budget", "3", "--runs", "1",

@@ -99,6 +99,7 @@ func median(xs []float64) float64 {
 // outranks every baseline. The figures are the README's; the run is
 // deterministic, so they do not move unless the search does.
 func TestEvolveOfflineImproves(t *testing.T) {
+	t.Parallel() // long, and mostly waiting on workers: overlap it with the others
 	for _, tc := range []struct {
 		game string
 		args []string
@@ -107,11 +108,12 @@ func TestEvolveOfflineImproves(t *testing.T) {
 		{"cleanup", []string{"--steps", "300", "--agents", "6"}},
 	} {
 		t.Run(tc.game, func(t *testing.T) {
+			t.Parallel()
 			db := filepath.Join(t.TempDir(), "s.db")
-			args := append([]string{"--store", db, "--game", tc.game, "--iterations", "3", "--candidates", "3",
+			args := append([]string{"--store", db, "--game", tc.game, "--iterations", "2", "--candidates", "3",
 				"--local-rounds", "1", "--seed", "1"}, tc.args...)
 			events, run := evolveEvents(t, args...)
-			if run.Status != store.StatusDone || run.Iterations != 3 || run.Champion == "" {
+			if run.Status != store.StatusDone || run.Iterations != 2 || run.Champion == "" {
 				t.Fatalf("run %+v", run)
 			}
 			its := iterations(t, db, run.ID)

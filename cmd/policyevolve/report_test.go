@@ -27,6 +27,7 @@ import (
 // run, the comparison, a run killed in the middle of an iteration, the
 // errors, and the page as headless Chromium renders it.
 func TestReport(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "pe.db")
 	out, _ := cli(t, "compare", "--store", db, "--game", "gathering", "--map", "small", "--agents", "4", "--steps", "60",
