@@ -230,36 +230,85 @@ func Run(ctx context.Context, env *Env, seats []Seat, opt Options) (*Result, err
 // honoured (opt.Verify has no actor to watch). An invalid action stops it
 // with an *ActorError naming the agent.
 func Replay(ctx context.Context, env *Env, actions []byte, opt Options) (*Result, error) {
-	n := env.NumAgents()
+	r := NewReplayer(env, opt)
+	err := r.Feed(ctx, actions)
+	return r.Result(), err
+}
+
+// A Replayer is Replay fed piece by piece, as the actions arrive: a host
+// replays the steps a worker has sent while the worker plays the next
+// ones. Feeding the pieces one after the other gives exactly what Replay
+// gives with all of them at once.
+type Replayer struct {
+	env   *Env
+	opt   Options
+	rec   *recorder
+	joint []int
+	t     int   // steps replayed
+	err   error // why it stopped, sticky
+	done  bool  // Result was called
+}
+
+// NewReplayer resets env to opt.Seed and returns a Replayer of its
+// episode.
+func NewReplayer(env *Env, opt Options) *Replayer {
 	env.Reset(opt.Seed)
 	var st ssd.State
 	if opt.Record {
 		env.Snapshot(&st)
 	}
-	rec := newRecorder(env, &st, opt)
-	joint := make([]int, n)
-	steps := min(len(actions)/n, env.MaxSteps())
-	for t := range steps {
+	return &Replayer{env: env, opt: opt, rec: newRecorder(env, &st, opt), joint: make([]int, env.NumAgents())}
+}
+
+// Steps returns how many steps have been replayed.
+func (r *Replayer) Steps() int { return r.t }
+
+// Feed replays the joint actions of whole steps (a multiple of the number
+// of agents; a trailing partial step is ignored) after those already fed,
+// up to the end of the episode. After an error it does nothing and
+// returns that error again.
+func (r *Replayer) Feed(ctx context.Context, actions []byte) error {
+	if r.err != nil {
+		return r.err
+	}
+	n := r.env.NumAgents()
+	steps := min(len(actions)/n, r.env.MaxSteps()-r.t)
+	for k := range steps {
+		t := r.t
 		if t&255 == 0 {
 			if err := ctx.Err(); err != nil {
-				return finish(rec.res), err
+				r.err = err
+				return err
 			}
 		}
-		for i, a := range actions[t*n : (t+1)*n] {
-			joint[i] = int(a)
+		for i, a := range actions[k*n : (k+1)*n] {
+			r.joint[i] = int(a)
 		}
-		rew, err := env.Step(joint)
+		rew, err := r.env.Step(r.joint)
 		if err != nil {
-			return finish(rec.res), &ActorError{Agents: []int{firstInvalid(joint, env.Game())}, Step: t, Err: err}
+			r.err = &ActorError{Agents: []int{firstInvalid(r.joint, r.env.Game())}, Step: t, Err: err}
+			return r.err
 		}
-		rec.step(t, joint, rew)
-		if opt.AfterStep != nil {
-			if err := opt.AfterStep(t, env); err != nil {
-				return finish(rec.res), err
+		r.rec.step(t, r.joint, rew)
+		r.t++
+		if r.opt.AfterStep != nil {
+			if err := r.opt.AfterStep(t, r.env); err != nil {
+				r.err = err
+				return err
 			}
 		}
 	}
-	return finish(rec.res), nil
+	return nil
+}
+
+// Result returns the Result of the steps replayed so far; the Replayer
+// is not to be fed after it.
+func (r *Replayer) Result() *Result {
+	if !r.done {
+		r.done = true
+		finish(r.rec.res)
+	}
+	return r.rec.res
 }
 
 // recorder keeps the Result of an episode as it is played.

@@ -398,6 +398,23 @@ func TestConfigBuildsAReplicaAndReplayReplays(t *testing.T) {
 			if err != nil || !reflect.DeepEqual(again.Returns, res.Returns) || again.Metrics != res.Metrics || again.Steps != res.Steps {
 				t.Fatalf("%s: replay %+v %v, run %+v", name, again.Metrics, err, res.Metrics)
 			}
+			// Fed piece by piece, in uneven pieces of whole steps (empty
+			// ones too), a Replayer gives the same Result, trajectory and all.
+			whole, _ := Replay(context.Background(), env, actions, Options{Seed: 9, Record: true})
+			r := NewReplayer(env, Options{Seed: 9, Record: true})
+			for at, k := 0, 0; at < len(actions); k++ {
+				size := min(len(actions)-at, 4*((k*37)%23))
+				if err := r.Feed(context.Background(), actions[at:at+size]); err != nil {
+					t.Fatalf("%s: feeding steps %d-: %v", name, at/4, err)
+				}
+				at += size
+				if r.Steps() != at/4 {
+					t.Fatalf("%s: %d steps replayed after %d fed", name, r.Steps(), at/4)
+				}
+			}
+			if got := r.Result(); !reflect.DeepEqual(got, whole) {
+				t.Fatalf("%s: fed in pieces, the replay gives another Result", name)
+			}
 		}
 	}
 }

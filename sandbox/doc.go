@@ -38,7 +38,8 @@
 // (SelfPlay) runs inside the worker on its own replica of the game: it
 // returns every step's actions and its replica's hash, and the host
 // replays the actions through its own environment — the only source of
-// rewards — and checks the hashes (a mismatch is envs.ErrTampered). In
+// rewards — chunk by chunk while the worker plays on, and checks the
+// hashes (a mismatch is envs.ErrTampered). In
 // mixed matches (Actor) each worker keeps a replica and receives only the
 // joint actions of the step before. A crash costs only the episode in
 // hand. See envs/ssd/worker for the protocol. Workers run with an empty

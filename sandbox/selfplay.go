@@ -32,6 +32,10 @@ func (p *Program) SelfPlay(ctx context.Context, cfg envs.Config, opt envs.Option
 // selfPlay is SelfPlay, which also returns the CPU time the worker
 // reported for a whole episode (0 when it stopped early). Without budget,
 // the episode is not stopped for its cost (the smoke test measures it).
+//
+// The host replays each chunk of steps as it arrives, while the worker
+// plays the next: the episode's wall time is the longer of the two, not
+// their sum.
 func (p *Program) selfPlay(ctx context.Context, cfg envs.Config, opt envs.Options, budget bool) (*envs.Result, time.Duration, error) {
 	env, err := envs.New(cfg)
 	if err != nil {
@@ -42,19 +46,21 @@ func (p *Program) selfPlay(ctx context.Context, cfg envs.Config, opt envs.Option
 	for i := range all {
 		all[i] = i
 	}
-	played, playErr := p.play(ctx, cfg, opt.Seed, all, budget)
-	if playErr != nil && ctx.Err() != nil {
+	rep := newChecked(env, opt)
+	played, playErr := p.play(ctx, cfg, opt.Seed, all, budget, rep.feed)
+	var re *replayError
+	switch {
+	case playErr != nil && ctx.Err() != nil:
 		return nil, 0, ctx.Err()
+	case errors.As(playErr, &re):
+		return rep.Result(), 0, re.err
 	}
 	var pe *PolicyError
 	if playErr != nil && !errors.As(playErr, &pe) {
 		return nil, 0, playErr // the system's failure
 	}
-	res, err := replayPlayed(ctx, env, played, opt)
-	switch {
-	case err != nil:
-		return res, 0, err
-	case playErr != nil:
+	res := rep.Result()
+	if playErr != nil {
 		// The worker stopped where the recorded steps end: its reason.
 		step := res.Steps
 		if pe.Step >= 0 {
@@ -65,17 +71,46 @@ func (p *Program) selfPlay(ctx context.Context, cfg envs.Config, opt envs.Option
 	return res, played.cpu, nil
 }
 
-// replayPlayed replays what a worker played through the host's env,
-// checking the worker's hash after every step.
-func replayPlayed(ctx context.Context, env *envs.Env, played *played, opt envs.Options) (*envs.Result, error) {
+// checked replays what a worker plays through the host's env, as it
+// arrives, checking the worker's hash after every step.
+type checked struct {
+	*envs.Replayer
+	hashes []uint64
+}
+
+func newChecked(env *envs.Env, opt envs.Options) *checked {
+	c := &checked{}
 	opt.AfterStep = func(t int, env *envs.Env) error {
-		if env.Hash() != played.hashes[t] {
+		if env.Hash() != c.hashes[t] {
 			return fmt.Errorf("step %d: the worker's replica of the game differs from the host's: %w", t, envs.ErrTampered)
 		}
 		return nil
 	}
-	return envs.Replay(ctx, env, played.actions, opt)
+	c.Replayer = envs.NewReplayer(env, opt)
+	return c
 }
+
+// feed replays a chunk: the joint actions of its steps and the worker's
+// hash after each.
+func (c *checked) feed(ctx context.Context, actions []byte, hashes []uint64) error {
+	c.hashes = append(c.hashes, hashes...)
+	return c.Feed(ctx, actions)
+}
+
+// replayPlayed replays a whole episode a worker played, checking every
+// hash.
+func replayPlayed(ctx context.Context, env *envs.Env, played *played, opt envs.Options) (*envs.Result, error) {
+	c := newChecked(env, opt)
+	err := c.feed(ctx, played.actions, played.hashes)
+	return c.Result(), err
+}
+
+// replayError is the host's replay stopping an episode (tampering, an
+// invalid action): the episode's outcome, not the worker's failure.
+type replayError struct{ err error }
+
+func (e *replayError) Error() string { return e.err.Error() }
+func (e *replayError) Unwrap() error { return e.err }
 
 // played is what a worker sent of a self-play episode.
 type played struct {
@@ -87,8 +122,11 @@ type played struct {
 // play has a worker play a self-play episode and collects what it sends.
 // It returns what was played before the worker stopped, and why it
 // stopped: nil after a whole episode, a *PolicyError for the policy's
-// failure, another error for the system's.
-func (p *Program) play(ctx context.Context, cfg envs.Config, seed uint64, all []int, budget bool) (*played, error) {
+// failure, another error for the system's. Each chunk of steps goes to
+// feed (when not nil) as it arrives; feed's error stops the episode and
+// the worker, and comes back as a *replayError.
+func (p *Program) play(ctx context.Context, cfg envs.Config, seed uint64, all []int, budget bool,
+	feed func(ctx context.Context, actions []byte, hashes []uint64) error) (*played, error) {
 	w, err := p.acquire(ctx)
 	if err != nil {
 		return &played{}, err
@@ -137,6 +175,13 @@ func (p *Program) play(ctx context.Context, cfg envs.Config, seed uint64, all []
 			}
 			out.actions = append(out.actions, chunk.Actions...)
 			out.hashes = append(out.hashes, chunk.Hashes...)
+			if feed != nil {
+				if err := feed(ctx, chunk.Actions, chunk.Hashes); err != nil {
+					w.kill("its episode was stopped by the replay")
+					w.close()
+					return out, &replayError{err}
+				}
+			}
 		case worker.MsgDone:
 			steps, cpu, err := worker.DecodeDone(payload)
 			if err != nil || steps != cfg.MaxSteps || step != steps {
