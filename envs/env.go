@@ -3,6 +3,7 @@ package envs
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 
 	"policyevolve/envs/ssd"
 )
@@ -454,8 +455,14 @@ func (e *Env) Hash() uint64 {
 	}
 	h := ssd.HashState(e.step, e.pos, e.orient, e.timeout, e.hits, e.alive, e.waste,
 		e.rng.hi, e.rng.lo, e.rng.incHi, e.rng.incLo, uint64(e.rng.uinteger), uint64(e.nWaste), has)
-	for _, t := range e.timer {
-		h = (h ^ uint64(t)) * 1099511628211
+	// The timers two to a word, as ssd hashes ints: half the chain of
+	// multiplications.
+	t := e.timer
+	for ; len(t) >= 2; t = t[2:] {
+		h = (h ^ uint64(t[0]) ^ bits.RotateLeft64(uint64(t[1]), 32)) * 1099511628211
+	}
+	if len(t) == 1 {
+		h = (h ^ uint64(t[0])) * 1099511628211
 	}
 	return h
 }

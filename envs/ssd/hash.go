@@ -1,5 +1,7 @@
 package ssd
 
+import "math/bits"
+
 // hasher folds 64-bit words FNV-style, a word at a time, with a
 // rotation so that every bit of a word reaches every bit of the hash:
 // cheap (the host and the worker hash the environment every step),
@@ -18,26 +20,45 @@ func (h hasher) word(v uint64) hasher {
 	return h ^ h>>29
 }
 
-func (h hasher) ints(vs []int) hasher {
-	h = h.word(uint64(len(vs)))
-	for _, v := range vs {
-		h = h.word(uint64(v))
-	}
-	return h
-}
-
 func (h hasher) bools(vs []bool) hasher {
 	h = h.word(uint64(len(vs)))
+	for len(vs) >= 64 {
+		h, vs = h.word(pack(vs[:64])), vs[64:]
+	}
+	return h.word(pack(vs))
+}
+
+// pack sets bit i of a word for each true vs[i] (len(vs) <= 64), without
+// a branch per element: apples' states are too irregular to predict.
+func pack(vs []bool) uint64 {
 	var w uint64
 	for i, v := range vs {
-		if v {
-			w |= 1 << (i % 64)
-		}
-		if i%64 == 63 {
-			h, w = h.word(w), 0
-		}
+		w |= b2u(v) << (i & 63)
 	}
-	return h.word(w)
+	return w
+}
+
+func b2u(b bool) uint64 {
+	var u uint64
+	if b {
+		u = 1
+	}
+	return u
+}
+
+// ints folds ints two to a word, the second rotated by 32 bits: the
+// small numbers of a state (orientations, timeouts, counts) do not
+// overlap, and a change of either always changes the word. Half the
+// chain of multiplications.
+func (h hasher) ints(vs []int) hasher {
+	h = h.word(uint64(len(vs)))
+	for len(vs) >= 2 {
+		h, vs = h.word(uint64(vs[0])^bits.RotateLeft64(uint64(vs[1]), 32)), vs[2:]
+	}
+	if len(vs) == 1 {
+		h = h.word(uint64(vs[0]))
+	}
+	return h
 }
 
 func (h hasher) cells(ps []Pos) hasher {
