@@ -222,8 +222,11 @@ func (p *Program) episodeFor(mode byte, cfg envs.Config, seed uint64, agents []i
 	return ep
 }
 
-// chunkSteps is how many self-play steps a worker reports at a time.
-const chunkSteps = 100
+// chunkSteps is how many self-play steps a worker reports at a time: the
+// host replays a chunk while the worker plays the next, and fewer, larger
+// chunks cost fewer wake-ups of either side (100 steps measured 10-20%
+// slower on Gathering large).
+const chunkSteps = 250
 
 func micros(d time.Duration) uint32 { return uint32(min(d.Microseconds(), math.MaxUint32)) }
 
