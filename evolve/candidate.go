@@ -35,6 +35,12 @@ func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.Planned
 	}
 	task := Task{Env: j.env, Run: j.RunID, Iteration: it.Index, Iterations: j.Config.Iterations, Sample: sample,
 		Seed: j.seedFor("task", it.Index, sample, pc.Seed), Feedback: Feedback(j.Config.Feedback)}
+	task.Try = func(ctx context.Context, src []byte) string { return j.arena.Try(ctx, src, task.Feedback) }
+	if limit := j.Config.MaxPlannerCalls; limit > 0 {
+		j.mu.Lock()
+		task.CallsLeft = max(1, limit-j.run.Usage.Proposals)
+		j.mu.Unlock()
+	}
 	self := store.Origin{Run: j.RunID, Iteration: it.Index, Sample: sample, Operator: r.op}
 	loop := &FixLoop{Planner: planner, Sandbox: j.Sandbox, Store: j.Store, Log: j.Log, Screen: j.dedupe.screen(self), Profile: j.profile}
 	if r.known {
@@ -105,7 +111,7 @@ func outcomeUsage(out *Outcome) store.RunUsage {
 	if out == nil {
 		return store.RunUsage{}
 	}
-	return runUsage(len(out.Attempts), out.Usage)
+	return runUsage(out.Calls(), out.Usage)
 }
 
 // runUsage is the record of proposals planner calls that cost u.

@@ -215,14 +215,14 @@ func (c JobConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// ParsePromptStyle accepts standard (or ""), naive and cot, and returns
+// ParsePromptStyle accepts standard (or ""), naive, cot and react, and returns
 // the style as JobConfig and prompts.Game hold it ("" for standard).
 func ParsePromptStyle(s string) (string, error) {
 	switch s {
 	case "", "standard":
 		return prompts.StyleStandard, nil
-	case prompts.StyleNaive, prompts.StyleCoT:
+	case prompts.StyleNaive, prompts.StyleCoT, prompts.StyleReact:
 		return s, nil
 	}
-	return "", fmt.Errorf("unknown prompt style %q (want standard, naive or cot)", s)
+	return "", fmt.Errorf("unknown prompt style %q (want standard, naive, cot or react)", s)
 }

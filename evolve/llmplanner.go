@@ -21,9 +21,12 @@ type LLMPlanner struct {
 	// Guidance, when set, ends the system message as its strategy
 	// guidance (a GEPA prompt candidate; see Guide).
 	Guidance string
-	// Style is the prompting style: prompts.StyleStandard (""), naive
-	// or cot.
+	// Style is the prompting style: prompts.StyleStandard (""), naive,
+	// cot or react (reason–act turns that test drafts with Task.Try).
 	Style string
+	// ReactTurns bounds the drafts a ReAct proposal tests (default
+	// DefaultReactTurns).
+	ReactTurns int
 	// Adversarial adds the "no holds barred" section to the system
 	// message (prompts.Game.Adversarial).
 	Adversarial bool
@@ -69,6 +72,9 @@ func (p *LLMPlanner) start(ctx context.Context, t Task, op string, parents []str
 
 // ask sends a conversation and turns the answer into a proposal.
 func (p *LLMPlanner) ask(ctx context.Context, t Task, c *conversation, purpose string) (*Proposal, error) {
+	if p.Style == prompts.StyleReact {
+		return p.react(ctx, t, c, purpose)
+	}
 	resp, err := p.Client.Generate(ctx, llm.Request{System: c.system, Prompt: c.prompt, Sample: t.Sample, Purpose: purpose})
 	var ae *llm.APIError
 	if errors.As(err, &ae) && errors.Is(err, llm.ErrEmptyAnswer) {

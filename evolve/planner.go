@@ -102,6 +102,15 @@ type Task struct {
 	Seed uint64
 	// Feedback is the level of feedback to show (Improve, Fix).
 	Feedback Feedback
+	// Try, when set, plays a draft policy for every agent on a few seeds
+	// and describes how it did (its scores at the Feedback level, or why
+	// it could not run): the tool of the ReAct prompt style. Nothing it
+	// plays is stored.
+	Try func(ctx context.Context, src []byte) string
+	// CallsLeft is how many planner calls the run's budget still allows
+	// (0: no budget): a ReAct proposal stops testing drafts before its
+	// turns would pass it.
+	CallsLeft int
 }
 
 // Scored is a policy with what is known of it, as shown to a planner.
@@ -174,6 +183,9 @@ type Proposal struct {
 	Notes string
 	// Usage is what the proposal cost.
 	Usage Usage
+	// Calls is how many planner calls the proposal took when more than
+	// one: a ReAct proposal's turns (each one LLM request). 0 means 1.
+	Calls int
 	// State is private to the planner that made the proposal: what its Fix
 	// needs to carry on (an LLM planner's conversation, a genome).
 	State any

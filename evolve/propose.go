@@ -61,6 +61,20 @@ type Outcome struct {
 	Usage Usage
 }
 
+// Calls is how many planner calls the attempts took (DECISIONS.md: one
+// per proposal; a ReAct proposal's turns each count).
+func (o *Outcome) Calls() int {
+	n := 0
+	for _, a := range o.Attempts {
+		if a.Proposal != nil {
+			n += max(1, a.Proposal.Calls)
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
 // Problem is the last attempt's problem (nil when a policy was accepted).
 func (o *Outcome) Problem() error {
 	if o.Policy != nil || len(o.Attempts) == 0 {

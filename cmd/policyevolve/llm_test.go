@@ -246,6 +246,43 @@ func TestProposeKeepsTheKeySecret(t *testing.T) {
 	}
 }
 
+// TestProposeReact: with --prompt-style react the model plays a draft
+// first; its scores on the evaluation seeds come back in the next turn's
+// prompt, and the proposal's two turns are two LLM calls.
+func TestProposeReact(t *testing.T) {
+	clearLLMEnv(t)
+	st := filepath.Join(t.TempDir(), "s.db")
+	answers := writeFile(t, "answers.txt", llm.FormatReplay([]string{"Thought: does it collect?\nAction: play\n" + goodAnswer, "Final:\n" + goodAnswer}))
+	out, _ := cli(t, append([]string{"propose", "--store", st, "--llm", "replay:" + answers, "--seeds", "0-2", "--step-timeout", "5s",
+		"--prompt-style", "react", "--feedback", "dense", "--json"}, envFlags...)...)
+	var rep struct {
+		ID    string
+		Usage struct{ LLMCalls int }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.ID == "" || rep.Usage.LLMCalls != 2 {
+		t.Fatalf("report %+v (%v) from %s", rep, err, out)
+	}
+	s, err := store.Open(st, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []store.LLMCall
+	if err := s.View(func(tx *store.Tx) (err error) {
+		calls, err = tx.LLMCalls("")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 2 {
+		t.Fatalf("%d calls, want 2", len(calls))
+	}
+	second := calls[1].Prompt
+	if !strings.Contains(second, "## Observation 1\n\n- seed 0: reward per agent") || !strings.Contains(second, "- seed 1:") ||
+		strings.Contains(second, "- seed 2:") || !strings.Contains(second, "equality") {
+		t.Errorf("the second turn's prompt lacks the draft's scores on seeds 0 and 1:\n%s", second[max(0, len(second)-700):])
+	}
+}
+
 // TestProposePromptStyles: naive drops the example and the reasoning,
 // cot asks for named reasoning steps; the standard prompts have both the
 // example and no named steps; --adversarial adds the "no holds barred"

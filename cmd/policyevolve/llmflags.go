@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"policyevolve/evolve"
 	"policyevolve/evolve/prompts"
 	"policyevolve/llm"
 )
@@ -147,4 +148,13 @@ func (o *llmOptions) apply(m map[string]string, planners []string) {
 	if t, err := strconv.ParseFloat(m["temperature"], 64); err == nil {
 		o.temperature = &t
 	}
+}
+
+// promptStyleFlag registers --prompt-style, setting *style.
+func promptStyleFlag(fs *flagSet, style *string) {
+	fs.Func("prompt-style", "how the LLM planner prompts: standard (the paper's prompts), naive (the task only: no example, no reasoning), cot (reasoning step by step under named headings) or react (reason-act turns: the model may play up to two drafts on two seeds and read their scores before it answers; each turn is a planner call)", func(s string) error {
+		st, err := evolve.ParsePromptStyle(s)
+		*style = st
+		return err
+	})
 }

@@ -47,11 +47,7 @@ from the store without a call; pass another --sample for a fresh draw.`, stdout)
 	o.llmOptions.register(fs)
 	fs.StringVar(&o.from, "from", "", "id (or unique prefix) of the stored policy to improve")
 	fs.StringVar(&o.feedback, "feedback", "dense", "what the model is shown of --from: sparse (reward), dense (+ social metrics), critic (+ reflections) or raw (+ a trajectory excerpt)")
-	fs.Func("prompt-style", "how the LLM planner prompts: standard (the paper's prompts), naive (the task only: no example, no reasoning) or cot (reasoning step by step under named headings)", func(s string) error {
-		st, err := evolve.ParsePromptStyle(s)
-		o.style = st
-		return err
-	})
+	promptStyleFlag(fs, &o.style)
 	fs.BoolVar(&o.adversarial, "adversarial", false, "tell the model it may do anything to maximise the reward (the paper's adaptive attacker)")
 	fs.IntVar(&o.sample, "sample", 0, "which draw from the same prompt: another number asks again")
 	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds")
@@ -100,7 +96,8 @@ func runPropose(ctx context.Context, o proposeOptions, stdout, stderr io.Writer)
 	planner := &evolve.LLMPlanner{Client: client, Prompts: ps, Style: o.style, Adversarial: o.adversarial}
 	loop := &evolve.FixLoop{Planner: planner, Sandbox: arena.Sandbox, Store: arena.Store,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, "propose: "+format+"\n", args...) }}
-	task := evolve.Task{Env: arena.Env, Sample: o.sample, Feedback: fb}
+	task := evolve.Task{Env: arena.Env, Sample: o.sample, Feedback: fb,
+		Try: func(ctx context.Context, src []byte) string { return arena.Try(ctx, src, fb) }}
 	var out *evolve.Outcome
 	if o.from == "" {
 		out, err = loop.Init(ctx, evolve.InitRequest{Task: task})

@@ -58,6 +58,10 @@ const (
 	// StyleCoT asks the model to reason step by step, in named steps,
 	// before the code.
 	StyleCoT = "cot"
+	// StyleReact is ReAct: reason–act turns in which the model may test a
+	// draft (it is played for every agent on a few seeds and its scores
+	// come back) before its final answer.
+	StyleReact = "react"
 )
 
 // Action is one action as the prompts list it.

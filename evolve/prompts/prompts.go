@@ -19,7 +19,7 @@ var embedded embed.FS
 // Names are the templates a Set holds; an override folder may replace
 // any of them and may hold no other .tmpl file.
 var Names = []string{"system.tmpl", "init.tmpl", "improve.tmpl", "crossover.tmpl", "fix.tmpl", "instructions.tmpl",
-	"guidance.tmpl", "reflect.tmpl"}
+	"guidance.tmpl", "reflect.tmpl", "react.tmpl"}
 
 // Set is a parsed set of templates. It is safe for concurrent use.
 type Set struct {
@@ -199,6 +199,15 @@ func (s *Set) Crossover(d CrossoverData) (string, error) {
 
 // Fix renders the paragraph appended to a failed attempt's user prompt.
 func (s *Set) Fix(d FixData) (string, error) { return s.render("fix.tmpl", d) }
+
+// ReactData is the end of a ReAct turn's prompt: the turn's number (from
+// 1) and how many drafts the model may still test.
+type ReactData struct {
+	Turn, Left int
+}
+
+// React renders the end of a ReAct turn's prompt.
+func (s *Set) React(d ReactData) (string, error) { return s.render("react.tmpl", d) }
 
 func withDense(ps []Policy, dense bool) []Policy {
 	out := make([]Policy, len(ps))

@@ -109,6 +109,13 @@ func TestGolden(t *testing.T) {
 			g.Style = StyleCoT
 			return s.Improve(ImproveData{Game: g, Iteration: 2, Iterations: 3, Dense: true, Parent: parent, History: history})
 		},
+		"init-react": func() (string, error) {
+			g := gath
+			g.Style = StyleReact
+			return s.Init(InitData{Game: g, Iteration: 0, Iterations: 3})
+		},
+		"react-turn":     func() (string, error) { return s.React(ReactData{Turn: 1, Left: 2}) },
+		"react-last":     func() (string, error) { return s.React(ReactData{Turn: 3, Left: 0}) },
 		"init-gathering": func() (string, error) { return s.Init(InitData{Game: gath, Iteration: 0, Iterations: 3}) },
 		"init-cleanup":   func() (string, error) { return s.Init(InitData{Game: clean, Iteration: 0, Iterations: 3}) },
 		"improve-sparse": func() (string, error) {
