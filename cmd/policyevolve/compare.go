@@ -49,13 +49,14 @@ type compareOptions struct {
 	suite         string
 	// transfer and invaders add the experiment's extra tables.
 	transfer, invaders bool
+	transferMaps       stringList // map files the transfer table adds
 	promptStyle        string
+	promptStyles       string // chain rows, one per prompt style
 	adversarial        bool
 }
 
-func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var o compareOptions
-	fs := newFlagSet("compare", "[flags]", `
+// compareDoc is compare's help.
+const compareDoc = `
 Does population search beat the paper's single chain for the same number
 of planner calls? compare runs the chain, population search and GEPA-style
 prompt evolution with the same planner (the offline grammar planner, or
@@ -76,7 +77,10 @@ reflections); --zero-shot adds the chain runs' initial policies
 (iteration 0, before any feedback) as a row; --suite paper is both: the
 rows of the paper's Table 1 (zero-shot, chain sparse and dense, with our
 raw and critic levels, population, GEPA, Q-learner, BFS) under one
-budget.
+budget, with the transfer and invader tables (policyevolve experiment is
+the same). With --llm, --prompt-styles naive,cot,react adds a chain row
+per prompt style (PolicyEvolve's prompting baselines; the paper suite
+adds all three).
 
 It prints a Table-1-style report — per method, efficiency, equality,
 sustainability and peace as mean (min–max) over runs, league rating,
@@ -84,7 +88,17 @@ exploitability (the worst margin by which a league member beats it),
 planner calls, LLM calls, tokens, cost and wall time — as Markdown, and
 writes it to PREFIX.csv and PREFIX.json with the runs' ids. The runs (and
 the Q-learner's trainings) are stored: compare again with the same flags
-reuses (or resumes) them.`, stdout)
+reuses (or resumes) them.`
+
+func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return compareCommand(ctx, "compare", compareDoc, "", args, stdout, stderr)
+}
+
+// compareCommand parses compare's flags, under a command's name and help
+// (compare, experiment) and with its default suite, and runs it.
+func compareCommand(ctx context.Context, name, doc, suite string, args []string, stdout, stderr io.Writer) error {
+	var o compareOptions
+	fs := newFlagSet(name, "[flags]", doc, stdout)
 	o.envOptions.register(fs)
 	o.storeOptions.register(fs)
 	o.sandboxOptions.register(fs)
@@ -101,17 +115,15 @@ reuses (or resumes) them.`, stdout)
 	fs.IntVar(&o.candidates, "candidates", evolve.DefaultCandidates, "population candidates per iteration")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "population local refinement rounds (0: none)")
 	fs.IntVar(&o.workers, "workers", 0, "episodes played at once (default: the CPUs)")
-	fs.Func("prompt-style", "how the LLM planner prompts: standard (the paper's prompts), naive (the task only: no example, no reasoning) or cot (reasoning step by step under named headings)", func(s string) error {
-		st, err := evolve.ParsePromptStyle(s)
-		o.promptStyle = st
-		return err
-	})
+	promptStyleFlag(fs, &o.promptStyle)
+	fs.StringVar(&o.promptStyles, "prompt-styles", "", "with --llm, also a chain row per prompt style (chain-STYLE, dense feedback): standard, naive, cot, react — PolicyEvolve's prompting baselines; --suite paper adds naive,cot,react")
 	fs.BoolVar(&o.adversarial, "adversarial", false, "tell the LLM planner it may do anything to maximise the reward (the paper's adaptive attacker); the refusals table counts what the sandbox refused")
 	fs.StringVar(&o.chainFeedback, "chain-feedback", "dense", "feedback levels of the chain, a row each (chain-LEVEL when more than one): sparse, dense, raw, critic")
 	fs.BoolVar(&o.transfer, "transfer", false, "also play each champion on every built-in map of the game (a transfer table)")
+	fs.Var(&o.transferMaps, "transfer-map", "a map file the transfer table plays on too (repeatable; implies --transfer)")
 	fs.BoolVar(&o.invaders, "invaders", false, "also find each champion's worst invader among the league's players (k = 1)")
 	fs.BoolVar(&o.zeroShot, "zero-shot", false, "add a zero-shot row: the chain runs' initial policies (iteration 0)")
-	fs.StringVar(&o.suite, "suite", "", "paper: the paper's Table 1 rows — zero-shot, chain sparse, dense, raw and critic, population, GEPA, Q-learner, baselines")
+	fs.StringVar(&o.suite, "suite", suite, "paper: the paper's Table 1 rows — zero-shot, chain sparse, dense, raw and critic, population, GEPA, Q-learner, baselines")
 	fs.StringVar(&o.gepaFeedback, "gepa-feedback", "sparse", "feedback levels of GEPA's reflections, a row each: sparse (the paper's), dense, critic")
 	fs.IntVar(&o.qlearnEpisodes, "qlearn-episodes", qlearn.DefaultEpisodes, "training episodes of the Q-learner row (0: no qlearn row)")
 	fs.StringVar(&o.out, "o", "compare", "write the report to PREFIX.csv and PREFIX.json")
@@ -220,6 +232,26 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 			methods = append(methods, m)
 		}
 	}
+	if o.suite == "paper" && o.promptStyles == "" && len(o.llm.specs) > 0 {
+		o.promptStyles = "naive,cot,react"
+	}
+	if o.promptStyles != "" {
+		if len(o.llm.specs) == 0 {
+			return usagef("--prompt-styles needs --llm: the offline planner writes no prompts")
+		}
+		level := string(evolve.Dense)
+		for _, st := range strings.Split(o.promptStyles, ",") {
+			st = strings.TrimSpace(st)
+			style, err := evolve.ParsePromptStyle(st)
+			if err != nil {
+				return usagef("--prompt-styles: %v", err)
+			}
+			m := compareMethod{label: evolve.ModeChain + "-" + st, mode: evolve.ModeChain, feedback: level, style: style, styled: true}
+			if !slices.ContainsFunc(methods, func(x compareMethod) bool { return x.label == m.label }) {
+				methods = append(methods, m)
+			}
+		}
+	}
 	methods = append(methods, compareMethod{label: evolve.ModePopulation, mode: evolve.ModePopulation})
 	for _, level := range strings.Split(o.gepaFeedback, ",") {
 		level = strings.TrimSpace(level)
@@ -237,6 +269,13 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	env, err := o.envOptions.resolve()
 	if err != nil {
 		return err
+	}
+	for _, m := range o.transferMaps {
+		// Checked now, not after hours of runs.
+		if _, err := evolve.ResolveEnv(o.game, m, env.Config.Agents, env.Config.MaxSteps); err != nil {
+			return usagef("--transfer-map: %v", err)
+		}
+		o.transfer = true
 	}
 	evalSeeds, err := parseSeeds(o.seeds)
 	if err != nil {
@@ -290,6 +329,9 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 				cfg.Planners, cfg.Feedback = planners[:1], m.feedback
 			case evolve.ModeChain:
 				cfg.Feedback = m.feedback
+			}
+			if m.styled {
+				cfg.PromptStyle = m.style
 			}
 			fmt.Fprintf(stderr, "compare: %s run %d/%d (seed %d)\n", m.label, r+1, o.runs, cfg.Seed)
 			run, err := compareRun(ctx, s, sb, &o, cfg, stderr)
@@ -405,7 +447,7 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 			return err
 		}
 		if o.transfer {
-			if err := addTransfer(ctx, arena, row, evolve.TransferMaps(game, nil)); err != nil {
+			if err := addTransfer(ctx, arena, row, evolve.TransferMaps(game, o.transferMaps)); err != nil {
 				return err
 			}
 		}
@@ -444,6 +486,10 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 // mode (and, for GEPA, the reflections' feedback level) behind it.
 type compareMethod struct {
 	label, mode, feedback string
+	// style, when styled, is the prompt style of the method's runs
+	// ("" is standard); otherwise they take --prompt-style.
+	style  string
+	styled bool
 }
 
 // zeroShotRow gathers the zero-shot row from the chain runs of one
@@ -589,7 +635,11 @@ func compareRun(ctx context.Context, s *store.Store, sb *sandbox.Sandbox, o *com
 	}); err != nil {
 		return nil, err
 	}
-	if found != nil && found.Status == store.StatusDone {
+	// A run the budget stopped is as finished as a done one: the budget is
+	// part of the comparison's identity. Resuming it would only add to its
+	// wall time. An interrupted (or abandoned) run is resumed.
+	if found != nil && (found.Status == store.StatusDone ||
+		found.Status == store.StatusStopped && strings.Contains(found.StopReason, "budget reached")) {
 		return found, nil
 	}
 	job := &evolve.Job{Config: cfg, Store: s, Sandbox: sb}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"policyevolve/evolve"
+	"policyevolve/llm"
 	"policyevolve/store"
 )
 
@@ -236,5 +238,75 @@ func TestCompareSuitePaper(t *testing.T) {
 	code, _, errOut := runCLI(t, t.Context(), "compare", "--suite", "nope", "--store", db)
 	if code != 2 || !strings.Contains(errOut, `--suite: unknown suite "nope"`) {
 		t.Errorf("--suite nope: exit %d, %s", code, errOut)
+	}
+}
+
+// TestExperimentReplay: the experiment command end to end with the
+// replay: LLM planner on a CI budget (yaegi, so that no policy needs a
+// compiler): the paper's rows plus a chain row per prompt style, each
+// run with its style; a --transfer-map joins the transfer table; the same
+// command again answers from the store (the replay file would be read
+// from its first answer again) and prints the same table.
+func TestExperimentReplay(t *testing.T) {
+	t.Parallel() // --llm names the model: the environment's does not matter
+	dir := t.TempDir()
+	var answers []string
+	for k := range 120 {
+		answers = append(answers, fmt.Sprintf("Turn now and then.\n```go\npackage policy\n\nimport \"ssd\"\n\nfunc Policy(v *ssd.View, agent int) int {\n\tif (v.Step()+agent)%%%d == 0 {\n\t\treturn ssd.RotateLeft\n\t}\n\treturn v.GreedyAction(agent)\n}\n```\n", k+7))
+	}
+	replay := writeFile(t, "answers.txt", llm.FormatReplay(answers))
+	custom := writeFile(t, "strip.txt", "@@@@@@@@@@\n@P A  A P@\n@ AA  AA @\n@@@@@@@@@@\n")
+	db, prefix := filepath.Join(dir, "exp.db"), filepath.Join(dir, "exp")
+	args := []string{"experiment", "--llm", "replay:" + replay, "--backend", "yaegi", "--store", db, "--seeds", "0",
+		"--budget", "1", "--runs", "1", "--candidates", "1", "--local-rounds", "0", "--qlearn-episodes", "2",
+		"--transfer-map", custom, "-o", prefix, "--game", "gathering", "--map", "small", "--agents", "2", "--steps", "50"}
+	out, _ := cli(t, args...)
+	data, err := os.ReadFile(prefix + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep compareReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var methods []string
+	rows := map[string]compareRow{}
+	for _, r := range rep.Rows {
+		methods = append(methods, r.Method)
+		rows[r.Method] = r
+	}
+	want := []string{"zero-shot", "chain-sparse", "chain-dense", "chain-raw", "chain-critic", "chain-naive", "chain-cot", "chain-react",
+		"population", "gepa", "qlearn", "bfs", "exploit", "coop"}
+	if !slices.Equal(methods, want) {
+		t.Fatalf("rows %v, want %v", methods, want)
+	}
+	s, err := store.Open(db, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, style := range []string{"naive", "cot", "react"} {
+		r := rows["chain-"+style]
+		if len(r.Runs) != 1 || r.LLMCalls.Mean < 1 || len(r.Champions) != 1 {
+			t.Fatalf("chain-%s: %+v", style, r)
+		}
+		var run *store.Run
+		if err := s.View(func(tx *store.Tx) (err error) {
+			run, err = tx.Run(r.Runs[0])
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var cfg evolve.JobConfig
+		json.Unmarshal(run.Config, &cfg)
+		if cfg.PromptStyle != style || cfg.Feedback != "dense" || run.Mode != evolve.ModeChain {
+			t.Errorf("chain-%s's run: style %q, feedback %s, mode %s", style, cfg.PromptStyle, cfg.Feedback, run.Mode)
+		}
+	}
+	if r := rows["chain-dense"]; r.Transfer[custom].N != 1 || !strings.Contains(out, filepath.Base(custom)) {
+		t.Errorf("the custom map is not in the transfer table: %v\n%s", r.Transfer, out)
+	}
+	again, _ := cli(t, args...)
+	if again != out {
+		t.Errorf("the same experiment again printed another table:\n%s\nfirst:\n%s", again, out)
 	}
 }
