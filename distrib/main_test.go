@@ -17,6 +17,7 @@ import (
 
 	"policyevolve/envs"
 	"policyevolve/evolve"
+	"policyevolve/internal/storetest"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -205,20 +206,7 @@ func newSandbox(t testing.TB, adjust ...func(*sandbox.Config)) *sandbox.Sandbox 
 // openStore is a fresh store, checked when the test ends.
 func openStore(t *testing.T) *store.Store {
 	t.Helper()
-	s, err := store.Open(filepath.Join(t.TempDir(), "test.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		problems, err := s.Check()
-		if err != nil {
-			t.Error(err)
-		}
-		for _, p := range problems {
-			t.Errorf("store check: %s", p)
-		}
-	})
-	return s
+	return storetest.Open(t, filepath.Join(t.TempDir(), "test.db"))
 }
 
 // testQueue redelivers quickly: a dead worker's job goes to another after

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"policyevolve/elo"
+	"policyevolve/internal/storetest"
 	"policyevolve/pool"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -38,19 +39,7 @@ func TestMain(m *testing.M) {
 // store whose invariants are checked when the test ends.
 func newArena(t *testing.T) *Arena {
 	t.Helper()
-	s, err := store.Open(filepath.Join(t.TempDir(), "arena.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		problems, err := s.Check()
-		if err != nil {
-			t.Error(err)
-		}
-		for _, p := range problems {
-			t.Errorf("store check: %s", p)
-		}
-	})
+	s := storetest.Open(t, filepath.Join(t.TempDir(), "arena.db"))
 	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: sharedCache})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"policyevolve/internal/storetest"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -25,19 +26,7 @@ func newJob(t *testing.T, cfg JobConfig) *Job {
 // newJobAt is a job on the store at path, checked when the test ends.
 func newJobAt(t *testing.T, path string, cfg JobConfig) *Job {
 	t.Helper()
-	s, err := store.Open(path, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		problems, err := s.Check()
-		if err != nil {
-			t.Error(err)
-		}
-		for _, p := range problems {
-			t.Errorf("store check: %s", p)
-		}
-	})
+	s := storetest.Open(t, path)
 	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: sharedCache})
 	if err != nil {
 		t.Fatal(err)

@@ -86,15 +86,14 @@ func (p *LLMPlanner) ask(ctx context.Context, t Task, c *conversation, purpose s
 	if err != nil {
 		return nil, err
 	}
-	prop := &Proposal{State: c, Origin: p.origin(t, c, resp.CallID), Usage: usageOf(resp)}
-	src, notes, err := Extract(resp.Text)
-	prop.Notes = notes
-	if err != nil {
-		prop.Problem = err
-		return prop, nil
-	}
-	prop.Source = src
-	return prop, nil
+	return withAnswer(&Proposal{State: c, Origin: p.origin(t, c, resp.CallID), Usage: usageOf(resp)}, resp.Text), nil
+}
+
+// withAnswer fills a proposal from the model's answer: the policy and the
+// notes before it, or the Problem of an answer that holds none.
+func withAnswer(prop *Proposal, answer string) *Proposal {
+	prop.Source, prop.Notes, prop.Problem = Extract(answer)
+	return prop
 }
 
 func (p *LLMPlanner) origin(t Task, c *conversation, call uint64) store.Origin {

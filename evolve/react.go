@@ -75,14 +75,6 @@ func (p *LLMPlanner) react(ctx context.Context, t Task, c *conversation, purpose
 		}
 		// The answer. Fix continues from the prompt with the transcript.
 		next := &conversation{system: c.system, prompt: c.prompt + transcript.String(), operator: c.operator, parents: c.parents}
-		prop := &Proposal{State: next, Origin: p.origin(t, c, resp.CallID), Usage: usage, Calls: calls}
-		src, notes, err := Extract(resp.Text)
-		prop.Notes = notes
-		if err != nil {
-			prop.Problem = err
-			return prop, nil
-		}
-		prop.Source = src
-		return prop, nil
+		return withAnswer(&Proposal{State: next, Origin: p.origin(t, c, resp.CallID), Usage: usage, Calls: calls}, resp.Text), nil
 	}
 }

@@ -77,25 +77,10 @@ func failedNote(ev *store.Evaluation) string {
 
 // origin says where a policy came from, in a phrase.
 func origin(o store.Origin, local bool) string {
-	op := o.Operator
-	if op == "improve" && local {
-		op = operatorRefine
+	if o.Operator == "improve" && local {
+		o.Operator = operatorRefine
 	}
-	parts := []string{op}
-	if o.Planner != "" {
-		parts = append(parts, "by "+o.Planner)
-	}
-	if o.Run != "" {
-		parts = append(parts, fmt.Sprintf("in %s iteration %d", o.Run, o.Iteration))
-	}
-	if len(o.Parents) > 0 {
-		ps := make([]string, len(o.Parents))
-		for i, id := range o.Parents {
-			ps[i] = short(id, 8)
-		}
-		parts = append(parts, "from "+strings.Join(ps, ", "))
-	}
-	return strings.TrimSpace(strings.Join(parts, " "))
+	return o.Describe(8)
 }
 
 // pool: the final pool's table.

@@ -15,6 +15,7 @@ import (
 
 	"policyevolve/evolve"
 	"policyevolve/internal/htmlcheck"
+	"policyevolve/internal/storetest"
 	"policyevolve/store"
 )
 
@@ -32,23 +33,14 @@ var fixtureEnv = store.EnvConfig{Game: "gathering", Map: "small", Agents: 4, Max
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	s, err := store.Open(filepath.Join(t.TempDir(), "r.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		problems, err := s.Check()
-		if err != nil || len(problems) > 0 {
-			t.Errorf("store check: %v %v", err, problems)
-		}
-	})
+	s := storetest.Open(t, filepath.Join(t.TempDir(), "r.db"))
 	f := &fixture{s: s}
 	base := time.Now().UTC().Add(-time.Hour)
 	at := func(m int) time.Time { return base.Add(time.Duration(m) * time.Minute) }
 	pool := store.GlobalPool(fixtureEnv)
 	cfg, _ := json.Marshal(evolve.JobConfig{Mode: evolve.ModePopulation, Game: "gathering", Map: "small", Agents: 4, Steps: 60,
 		EvalSeeds: []uint64{0}, MatchSeeds: []uint64{0}, Iterations: 3, Candidates: 2, Planners: []string{"grammar"}})
-	err = s.Update(func(tx *store.Tx) error {
+	err := s.Update(func(tx *store.Tx) error {
 		r := &store.Run{Mode: evolve.ModePopulation, Config: cfg, Status: store.StatusRunning, Started: base}
 		if err := tx.CreateRun(r); err != nil {
 			return err

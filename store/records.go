@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -39,6 +40,30 @@ type Origin struct {
 	Operator  string   `json:"operator,omitempty"` // init, mutate, crossover, fix, tune, import, builtin
 	Parents   []string `json:"parents,omitempty"`  // policy ids
 	Prompt    string   `json:"prompt,omitempty"`   // reference to the LLM call that wrote it
+}
+
+// Describe says where a policy came from, in a phrase — "improve by
+// grammar in run-3 iteration 2 from 1a2b3c4d" — with the parents' ids cut
+// to idChars; "" when nothing is known.
+func (o Origin) Describe(idChars int) string {
+	var parts []string
+	if o.Operator != "" {
+		parts = append(parts, o.Operator)
+	}
+	if o.Planner != "" {
+		parts = append(parts, "by "+o.Planner)
+	}
+	if o.Run != "" {
+		parts = append(parts, fmt.Sprintf("in %s iteration %d", o.Run, o.Iteration))
+	}
+	if len(o.Parents) > 0 {
+		ps := make([]string, len(o.Parents))
+		for i, id := range o.Parents {
+			ps[i] = id[:min(idChars, len(id))]
+		}
+		parts = append(parts, "from "+strings.Join(ps, ", "))
+	}
+	return strings.Join(parts, " ")
 }
 
 // Policy is a policy source, content-addressed.

@@ -147,6 +147,19 @@ func newFlagSet(name, synopsis, description string, stdout io.Writer) *flagSet {
 	return &flagSet{fs, help}
 }
 
+// oneArg parses flags around exactly one positional argument, what it
+// names in the usage error ("one policy (ID, FILE.go or built-in name)").
+func oneArg(fs *flagSet, args []string, what string) (string, error) {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", usagef("want %s, got %d arguments", what, len(pos))
+	}
+	return pos[0], nil
+}
+
 // parseInterspersed parses flags that may come before, between or after
 // positional arguments (as in "validate FILE.go --game cleanup") and
 // returns the positional ones.

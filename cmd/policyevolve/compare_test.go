@@ -37,14 +37,7 @@ func TestCompare(t *testing.T) {
 	if !strings.Contains(out, "qlearn: the tabular Q-learner trained for 3 episodes per seed") || !strings.Contains(errOut, "training 3 episodes") {
 		t.Errorf("the Q-learner's training is not reported:\n%s", errOut)
 	}
-	data, err := os.ReadFile(prefix + ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep compareReport
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep, _, _ := readCompareRows(t, prefix)
 	if !strings.HasPrefix(rep.ID, "cmp-") || !strings.Contains(errOut, "policyevolve report "+rep.ID) {
 		t.Errorf("the comparison's id %q is not given for report:\n%s", rep.ID, errOut)
 	}
@@ -111,11 +104,7 @@ func TestCompare(t *testing.T) {
 	if strings.Contains(errOut, "training") {
 		t.Errorf("the Q-learner was trained again:\n%s", errOut)
 	}
-	data, _ = os.ReadFile(prefix + ".json")
-	var again compareReport
-	if err := json.Unmarshal(data, &again); err != nil {
-		t.Fatal(err)
-	}
+	again, _, _ := readCompareRows(t, prefix)
 	for k := range rep.Rows {
 		if !slices.Equal(rep.Rows[k].Runs, again.Rows[k].Runs) || !slices.Equal(rep.Rows[k].Champions, again.Rows[k].Champions) {
 			t.Errorf("row %s: runs %v then %v", rep.Rows[k].Method, rep.Rows[k].Runs, again.Rows[k].Runs)
@@ -139,14 +128,13 @@ func TestCompareBadFlags(t *testing.T) {
 	}
 }
 
-// markdownTable is the Markdown table of compare's output without the wall time
-// column, which differs between runs.
+// markdownTable is the Markdown tables of compare's output, every column:
+// a rerun reuses the stored runs, wall times included.
 func markdownTable(out string) string {
 	var rows []string
 	for _, l := range strings.Split(out, "\n") {
 		if strings.HasPrefix(l, "|") {
-			cells := strings.Split(l, "|")
-			rows = append(rows, strings.Join(cells[:len(cells)-2], "|"))
+			rows = append(rows, l)
 		}
 	}
 	return strings.Join(rows, "\n")
@@ -164,20 +152,7 @@ func TestCompareSuitePaper(t *testing.T) {
 		"--candidates", "1", "--local-rounds", "0", "--qlearn-episodes", "3", "-o", prefix,
 		"--game", "gathering", "--map", "small", "--agents", "4", "--steps", "100"}
 	out, _ := cli(t, args...)
-	data, err := os.ReadFile(prefix + ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep compareReport
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
-	var methods []string
-	rows := map[string]compareRow{}
-	for _, r := range rep.Rows {
-		methods = append(methods, r.Method)
-		rows[r.Method] = r
-	}
+	rep, methods, rows := readCompareRows(t, prefix)
 	want := []string{"zero-shot", "chain-sparse", "chain-dense", "chain-raw", "chain-critic", "population", "gepa", "qlearn", "bfs", "exploit", "coop"}
 	if !slices.Equal(methods, want) {
 		t.Fatalf("rows %v, want %v", methods, want)
@@ -261,20 +236,7 @@ func TestExperimentReplay(t *testing.T) {
 		"--budget", "1", "--runs", "1", "--candidates", "1", "--local-rounds", "0", "--qlearn-episodes", "2",
 		"--transfer-map", custom, "-o", prefix, "--game", "gathering", "--map", "small", "--agents", "2", "--steps", "50"}
 	out, _ := cli(t, args...)
-	data, err := os.ReadFile(prefix + ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep compareReport
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
-	var methods []string
-	rows := map[string]compareRow{}
-	for _, r := range rep.Rows {
-		methods = append(methods, r.Method)
-		rows[r.Method] = r
-	}
+	_, methods, rows := readCompareRows(t, prefix)
 	want := []string{"zero-shot", "chain-sparse", "chain-dense", "chain-raw", "chain-critic", "chain-naive", "chain-cot", "chain-react",
 		"population", "gepa", "qlearn", "bfs", "exploit", "coop"}
 	if !slices.Equal(methods, want) {
@@ -309,4 +271,25 @@ func TestExperimentReplay(t *testing.T) {
 	if again != out {
 		t.Errorf("the same experiment again printed another table:\n%s\nfirst:\n%s", again, out)
 	}
+}
+
+// readCompareRows reads PREFIX.json: the report, its methods in order and
+// its rows by method.
+func readCompareRows(t *testing.T, prefix string) (compareReport, []string, map[string]compareRow) {
+	t.Helper()
+	data, err := os.ReadFile(prefix + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep compareReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var methods []string
+	rows := map[string]compareRow{}
+	for _, r := range rep.Rows {
+		methods = append(methods, r.Method)
+		rows[r.Method] = r
+	}
+	return rep, methods, rows
 }

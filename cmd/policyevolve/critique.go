@@ -58,14 +58,11 @@ answers instead and the output says why.`, stdout)
 	o.storeOptions.register(fs)
 	o.sandboxOptions.register(fs)
 	o.llm.register(fs)
-	pos, err := parseInterspersed(fs, args)
+	target, err := oneArg(fs, args, "one policy (ID, FILE.go or built-in name)")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("want one policy (ID, FILE.go or built-in name), got %d arguments", len(pos))
-	}
-	o.target = pos[0]
+	o.target = target
 	return runCritique(ctx, o, stdout, stderr)
 }
 

@@ -266,13 +266,7 @@ func TestProposeReact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var calls []store.LLMCall
-	if err := s.View(func(tx *store.Tx) (err error) {
-		calls, err = tx.LLMCalls("")
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	calls := ledger(t, s)
 	if len(calls) != 2 {
 		t.Fatalf("%d calls, want 2", len(calls))
 	}
@@ -299,22 +293,10 @@ func TestProposePromptStyles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var calls []store.LLMCall
-	if err := s.View(func(tx *store.Tx) (err error) {
-		calls, err = tx.LLMCalls("")
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
 	answers := writeFile(t, "answers.txt", llm.FormatReplay([]string{goodAnswer}))
 	cli(t, append([]string{"propose", "--store", st, "--llm", "replay:" + answers, "--seeds", "0", "--step-timeout", "5s",
 		"--adversarial", "--sample", "9"}, envFlags...)...)
-	if err := s.View(func(tx *store.Tx) (err error) {
-		calls, err = tx.LLMCalls("")
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	calls := ledger(t, s)
 	if len(calls) != 4 {
 		t.Fatalf("%d calls", len(calls))
 	}
@@ -336,4 +318,17 @@ func TestProposePromptStyles(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, `unknown prompt style "loud"`) {
 		t.Errorf("--prompt-style loud: exit %d, %s", code, errOut)
 	}
+}
+
+// ledger lists the LLM calls recorded in a store (opened read-only).
+func ledger(t *testing.T, s *store.Store) []store.LLMCall {
+	t.Helper()
+	var calls []store.LLMCall
+	if err := s.View(func(tx *store.Tx) (err error) {
+		calls, err = tx.LLMCalls("")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return calls
 }

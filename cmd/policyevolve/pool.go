@@ -312,27 +312,10 @@ func outcomeWord(o float64) string {
 }
 
 func describeOrigin(o store.Origin) string {
-	var parts []string
-	if o.Operator != "" {
-		parts = append(parts, o.Operator)
+	if d := o.Describe(12); d != "" {
+		return d
 	}
-	if o.Planner != "" {
-		parts = append(parts, "by "+o.Planner)
-	}
-	if o.Run != "" {
-		parts = append(parts, fmt.Sprintf("in %s iteration %d", o.Run, o.Iteration))
-	}
-	if len(o.Parents) > 0 {
-		short := make([]string, len(o.Parents))
-		for i, p := range o.Parents {
-			short[i] = p[:min(12, len(p))]
-		}
-		parts = append(parts, "from "+strings.Join(short, ", "))
-	}
-	if len(parts) == 0 {
-		return "unknown"
-	}
-	return strings.Join(parts, " ")
+	return "unknown"
 }
 
 // ---- diff, lineage, export

@@ -49,14 +49,11 @@ is committed. Replaying a source champion needs the sandbox (--backend).`, stdou
 	fs.BoolVar(&o.noReplay, "no-replay", false, "leave the replay out (nothing is played)")
 	o.storeOptions.register(fs)
 	o.sandboxOptions.register(fs)
-	pos, err := parseInterspersed(fs, args)
+	id, err := oneArg(fs, args, "one run id (or comparison id)")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("want one run id (or comparison id), got %d arguments", len(pos))
-	}
-	o.id = pos[0]
+	o.id = id
 	return runReport(ctx, o, stdout, stderr)
 }
 

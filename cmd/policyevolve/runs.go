@@ -114,12 +114,9 @@ failed, rejected, promoted), its self-play efficiency, win rate and Elo —
 and the champion after it.`, stdout)
 	o.storeOptions.register(fs)
 	fs.BoolVar(&o.json, "json", false, "print JSON")
-	pos, err := parseInterspersed(fs, args)
+	id, err := oneArg(fs, args, "one run id")
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one run id, got %d arguments", len(pos))
 	}
 	s, err := o.storeOptions.open(readStore)
 	if err != nil {
@@ -128,7 +125,7 @@ and the champion after it.`, stdout)
 	var run *store.Run
 	var its []store.Iteration
 	if err := s.View(func(tx *store.Tx) (err error) {
-		if run, err = tx.Run(pos[0]); err != nil {
+		if run, err = tx.Run(id); err != nil {
 			return err
 		}
 		its, err = tx.Iterations(run.ID)

@@ -47,14 +47,11 @@ sandbox) or a built-in name (`+strings.Join(envs.BuiltinPolicies(), ", ")+`).`, 
 	fs.BoolVar(&o.json, "json", false, "print JSON")
 	o.storeOptions.register(fs)
 	o.sandboxOptions.register(fs)
-	pos, err := parseInterspersed(fs, args)
+	target, err := oneArg(fs, args, "one policy (ID, FILE.go or built-in name)")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("want one policy (ID, FILE.go or built-in name), got %d arguments", len(pos))
-	}
-	o.target = pos[0]
+	o.target = target
 	return runTransfer(ctx, o, stdout, stderr)
 }
 

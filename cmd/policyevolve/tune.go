@@ -52,14 +52,11 @@ stderr (a bar on a terminal).`, stdout)
 	fs.StringVar(&o.seeds, "seeds", "0-4", "held-out self-play seeds the winner must also win on (the pool's evaluation seeds)")
 	fs.StringVar(&o.out, "o", "", "FILE.go mode: write the tuned source here instead of stdout")
 	fs.IntVar(&o.workers, "workers", 2, "episodes of a candidate played at once")
-	pos, err := parseInterspersed(fs, args)
+	target, err := oneArg(fs, args, "one policy id or .go file")
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("want one policy id or .go file, got %d arguments", len(pos))
-	}
-	o.target = pos[0]
+	o.target = target
 	return runTune(ctx, o, stdout, stderr)
 }
 
