@@ -115,6 +115,7 @@ func (s *Sandbox) build(ctx context.Context, c *Checked) (string, error) {
 	key := hex.EncodeToString(sum[:])
 	final := filepath.Join(s.cfg.CacheDir, key[:2], key)
 	if st, err := os.Stat(final); err == nil && st.Mode().IsRegular() {
+		touch(final)
 		return final, nil
 	}
 
@@ -237,6 +238,7 @@ func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string
 	if err := os.Rename(bin, final); err != nil {
 		return "", fmt.Errorf("worker cache: %w", err)
 	}
+	s.afterBuild()
 	return final, nil
 }
 

@@ -97,7 +97,7 @@ func runProbe(t *testing.T, cgo bool, off worker.Layer) *probeResult {
 	defer func() { target.Process.Kill(); target.Wait() }()
 	env := []string{"PROBE_FILE=" + file, "PROBE_DIR=" + dir, "PROBE_ADDR=" + ln.Addr().String(),
 		fmt.Sprintf("PROBE_PID=%d", target.Process.Pid)}
-	w, err := sb.launch(exe, env, lim)
+	w, err := sb.launchFile(exe, env, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestSeccompKillIsReported(t *testing.T) {
 	}
 	exe := probeBinary(t, false)
 	sb := newSandbox(t, Native)
-	w, err := sb.launch(exe, []string{"PROBE_CRASH=1"}, sb.limits(Native))
+	w, err := sb.launchFile(exe, []string{"PROBE_CRASH=1"}, sb.limits(Native))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,9 +57,20 @@ func (s *Sandbox) limits(be Backend) worker.Limits {
 	}
 }
 
-// launch starts exe as a worker with the given limits, in the best
-// namespaces the kernel grants (probed at the first start, then reused).
-func (s *Sandbox) launch(exe string, extraEnv []string, lim worker.Limits) (*proc, error) {
+// launchFile is launch of the executable at path.
+func (s *Sandbox) launchFile(path string, extraEnv []string, lim worker.Limits) (*proc, error) {
+	exeFile, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("start worker: %w", err)
+	}
+	defer exeFile.Close()
+	return s.launch(exeFile, extraEnv, lim)
+}
+
+// launch starts the executable exeFile as a worker with the given limits,
+// in the best namespaces the kernel grants (probed at the first start,
+// then reused).
+func (s *Sandbox) launch(exeFile *os.File, extraEnv []string, lim worker.Limits) (*proc, error) {
 	// MALLOC_ARENA_MAX=1: a cgo-linked worker (policyevolve itself, for
 	// yaegi) would otherwise reserve a 64 MiB malloc arena per thread,
 	// most of the address-space budget.
@@ -67,11 +78,6 @@ func (s *Sandbox) launch(exe string, extraEnv []string, lim worker.Limits) (*pro
 	// The worker may run as another user, who cannot reach exe's directory
 	// (a 0700 build or cache directory): it executes the file through a
 	// descriptor the host opened, and closes that descriptor at once.
-	exeFile, err := os.Open(exe)
-	if err != nil {
-		return nil, fmt.Errorf("start worker: %w", err)
-	}
-	defer exeFile.Close()
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
@@ -110,7 +116,7 @@ func (s *Sandbox) launch(exe string, extraEnv []string, lim worker.Limits) (*pro
 	if err != nil {
 		reqW.Close()
 		repR.Close()
-		return nil, fmt.Errorf("start worker %s: %w", exe, err)
+		return nil, fmt.Errorf("start worker %s: %w", exeFile.Name(), err)
 	}
 	w.cmd = cmd
 	go func() {

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"math"
+	"os"
 	"sync"
 	"time"
 
@@ -25,7 +26,10 @@ type Program struct {
 
 	sb     *Sandbox
 	binary string // native worker
-	code   []byte // yaegi: the rewritten source
+	// exe is the native worker, open for the Program's life: workers
+	// start from it even after the cache has evicted its file.
+	exe  *os.File
+	code []byte // yaegi: the rewritten source
 	// reusable: a worker may play several episodes. False for a policy
 	// with package-level state that could not be made resettable (no type
 	// information): it gets a fresh worker per episode.
@@ -64,7 +68,11 @@ func (s *Sandbox) Compile(ctx context.Context, src []byte) (*Program, error) {
 	p := &Program{ID: c.ID, Source: c.Source, Backend: s.backend, sb: s, reusable: reset || !hasState(c)}
 	switch s.backend {
 	case Native:
-		p.binary, err = s.build(ctx, r)
+		if p.binary, err = s.build(ctx, r); err == nil {
+			if p.exe, err = os.Open(p.binary); err != nil {
+				err = fmt.Errorf("worker cache: %w", err)
+			}
+		}
 	case Yaegi:
 		p.code, err = rewriteForYaegi(r)
 	}
@@ -175,11 +183,14 @@ func (p *Program) release(w *proc, cpu time.Duration) {
 // start launches a worker and loads the policy into it.
 func (p *Program) start(ctx context.Context) (*proc, error) {
 	s := p.sb
-	exe, env := p.binary, []string(nil)
+	var w *proc
+	var err error
 	if p.Backend == Yaegi {
-		exe, env = s.cfg.WorkerExe, []string{envWorker + "=yaegi"}
+		w, err = s.launchFile(s.cfg.WorkerExe, []string{envWorker + "=yaegi"}, s.limits(p.Backend))
+	} else {
+		touch(p.binary) // in use: the last to be evicted
+		w, err = s.launch(p.exe, nil, s.limits(p.Backend))
 	}
-	w, err := s.launch(exe, env, s.limits(p.Backend))
 	if err != nil {
 		return nil, err
 	}

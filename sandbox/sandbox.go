@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"policyevolve/envs/ssd/worker"
@@ -86,6 +87,9 @@ type Config struct {
 	// CacheDir holds compiled native workers, keyed by a hash of the
 	// source, the ssd API and the Go version.
 	CacheDir string
+	// CacheMaxBytes bounds the worker cache, trimmed least recently used
+	// first (default DefaultCacheMaxBytes; negative: no bound).
+	CacheMaxBytes int64
 	// GoCommand is the Go toolchain for the native backend.
 	GoCommand string
 	// BuildTimeout bounds one native build (compiler and linker
@@ -182,6 +186,9 @@ func (c *Config) applyDefaults() {
 	if c.Notice == nil {
 		c.Notice = io.Discard
 	}
+	if c.CacheMaxBytes == 0 {
+		c.CacheMaxBytes = DefaultCacheMaxBytes
+	}
 }
 
 // Sandbox turns untrusted policy sources into running policies. It is safe
@@ -195,6 +202,8 @@ type Sandbox struct {
 
 	mu       sync.Mutex
 	building map[string]*buildCall // native builds in progress, by cache key
+	builds   atomic.Int64          // native builds done (see afterBuild)
+	trimming atomic.Bool           // a trim of the cache runs
 
 	ns      nsState    // namespaces for workers, probed at the first start
 	confMu  sync.Mutex // guards conf and noticed
