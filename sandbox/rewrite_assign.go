@@ -161,11 +161,33 @@ func (rw *rewriter) commaOK(e ast.Expr) {
 	rw.wrap(e, "func() ("+ts+", bool) { "+v+", "+found+" := ", "; return "+v+", "+found+" }()")
 }
 
+// interfaceVar converts the values of var x I = v, with I an interface
+// type and v of another type, to I explicitly: yaegi gave x the storage
+// of v's type when that is a compiled type (var x any = ssd.Pos{}), and
+// a later x = true panicked (reflect.Set: value of type bool is not
+// assignable to type ssd.Pos).
+func (rw *rewriter) interfaceVar(vs *ast.ValueSpec) {
+	if vs.Type == nil || len(vs.Values) != len(vs.Names) {
+		return
+	}
+	t := rw.typeOf(vs.Type)
+	if t == nil || !types.IsInterface(t) {
+		return
+	}
+	for _, v := range vs.Values {
+		if vt := rw.typeOf(v); vt == nil || types.IsInterface(vt) || isNilIdent(v) {
+			continue
+		}
+		rw.wrap(v, "("+rw.text(vs.Type)+")(", ")")
+	}
+}
+
 // valueSpec rewrites var a, b = x, y like the assignment it is.
 func (rw *rewriter) valueSpec(vs *ast.ValueSpec) {
 	if len(vs.Names) == 2 && len(vs.Values) == 1 {
 		rw.commaOK(vs.Values[0])
 	}
+	rw.interfaceVar(vs)
 	if len(vs.Names) < 2 || len(vs.Values) != len(vs.Names) {
 		return
 	}
