@@ -27,6 +27,11 @@ func (rw *rewriter) assignStmt(as *ast.AssignStmt) {
 		return
 	}
 	multi := len(as.Lhs) > 1 && len(as.Rhs) == len(as.Lhs)
+	if as.Tok == token.ASSIGN && len(as.Lhs) == 1 && len(as.Rhs) == 1 {
+		// One value: in a multiple assignment the conversion itself
+		// fails (see interfaceTarget).
+		rw.boxed(rw.typeOf(as.Lhs[0]), as.Rhs[0])
+	}
 	for i, r := range as.Rhs {
 		switch r.(type) {
 		case *ast.ParenExpr, *ast.BasicLit, *ast.Ident:
@@ -85,6 +90,52 @@ func (rw *rewriter) nilOf(r ast.Expr, t types.Type) {
 	}
 	id := ast.Unparen(r)
 	rw.edits = append(rw.edits, edit{start: rw.off(id.Pos()), end: rw.off(id.End()), text: "(" + ts + ")(nil)"})
+}
+
+// boxed converts a value of a concrete type that goes into a variable or
+// a result of empty interface type to interface{} explicitly: yaegi
+// stored some of them through the interface's own storage — x = !b, or
+// return !b from a function returning any, panicked (reflect: call of
+// reflect.Value.SetBool on interface Value). Found by FuzzAgree (seed
+// 6183).
+func (rw *rewriter) boxed(dst types.Type, e ast.Expr) {
+	if dst == nil || !isEmptyInterface(dst) || isNilIdent(e) {
+		return
+	}
+	if et := rw.typeOf(e); et == nil || types.IsInterface(et) {
+		return
+	}
+	rw.wrap(e, "interface{}(", ")")
+}
+
+// boxedResults is boxed for the result of a return statement of one
+// value (returns of several may be rewritten whole: see namedReturn).
+func (rw *rewriter) boxedResults(r *ast.ReturnStmt) {
+	if len(r.Results) != 1 {
+		return
+	}
+	var sig *types.Signature
+	for p := rw.parent(r); p != nil && sig == nil; p = rw.parent(p) {
+		switch f := p.(type) {
+		case *ast.FuncLit:
+			sig, _ = rw.typeOf(f).(*types.Signature)
+		case *ast.FuncDecl:
+			if rw.c.Info != nil {
+				if obj := rw.c.Info.Defs[f.Name]; obj != nil {
+					sig, _ = obj.Type().(*types.Signature)
+				}
+			}
+			if sig == nil {
+				return
+			}
+		}
+	}
+	if sig == nil || sig.Results().Len() != len(r.Results) {
+		return
+	}
+	for i, e := range r.Results {
+		rw.boxed(sig.Results().At(i).Type(), e)
+	}
 }
 
 // interfaceTarget refuses, in a multiple assignment, a value of a type
@@ -409,6 +460,7 @@ func (rw *rewriter) parent(n ast.Node) ast.Node {
 // return 1, append(s, x) panics. A parenthesized call takes the ordinary
 // path: calls in such returns are parenthesized.
 func (rw *rewriter) returnStmt(r *ast.ReturnStmt) {
+	rw.boxedResults(r)
 	if len(r.Results) < 2 {
 		return
 	}
