@@ -144,6 +144,7 @@ func (rw *rewriter) collect() {
 		return true
 	})
 	rw.constSkips = rw.constSkip()
+	rw.unspecifiedOrder()
 	ast.Inspect(rw.c.File, func(n ast.Node) bool {
 		if e, ok := n.(ast.Expr); ok && rw.foldConst(e) {
 			return false
