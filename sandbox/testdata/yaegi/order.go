@@ -22,6 +22,7 @@ func P_closure_in_literal() string {
 	xs := []ssd.Pos{ssd.Pos{2, o}, f()}
 	return fmt.Sprint(xs)
 }
+
 // refused: g is read in the same expression as a call that assigns it
 func P_global_in_literal() string {
 	xs := [2]int{g, bump()}
