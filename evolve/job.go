@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -271,15 +272,24 @@ func (j *Job) budgetReached() string {
 	c, u := j.Config, j.run.Usage
 	switch {
 	case c.MaxPlannerCalls > 0 && u.Proposals >= c.MaxPlannerCalls:
-		return fmt.Sprintf("planner-call budget reached (%d)", c.MaxPlannerCalls)
+		return fmt.Sprintf("planner-call %s (%d)", budgetReached, c.MaxPlannerCalls)
 	case c.MaxCost > 0 && u.Cost >= c.MaxCost:
-		return fmt.Sprintf("cost budget reached ($%.2f)", c.MaxCost)
+		return fmt.Sprintf("cost %s ($%.2f)", budgetReached, c.MaxCost)
 	case c.MaxTokens > 0 && u.InputTokens+u.OutputTokens >= c.MaxTokens:
-		return fmt.Sprintf("token budget reached (%d)", c.MaxTokens)
+		return fmt.Sprintf("token %s (%d)", budgetReached, c.MaxTokens)
 	case c.MaxTime > 0 && time.Duration((u.WallSeconds+time.Since(j.started).Seconds())*float64(time.Second)) >= c.MaxTime:
-		return fmt.Sprintf("time budget reached (%v)", c.MaxTime)
+		return fmt.Sprintf("time %s (%v)", budgetReached, c.MaxTime)
 	}
 	return ""
+}
+
+// budgetReached is in every stop reason of a budget.
+const budgetReached = "budget reached"
+
+// StoppedByBudget reports whether a run ended because one of its budgets
+// was reached: resuming it with the same budgets would do nothing more.
+func StoppedByBudget(r *store.Run) bool {
+	return r.Status == store.StatusStopped && strings.Contains(r.StopReason, budgetReached)
 }
 
 // shouldStop says whether to stop before the next step, recording why.

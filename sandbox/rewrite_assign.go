@@ -115,18 +115,13 @@ func (rw *rewriter) boxedResults(r *ast.ReturnStmt) {
 		return
 	}
 	var sig *types.Signature
-	for p := rw.parent(r); p != nil && sig == nil; p = rw.parent(p) {
-		switch f := p.(type) {
-		case *ast.FuncLit:
-			sig, _ = rw.typeOf(f).(*types.Signature)
-		case *ast.FuncDecl:
-			if rw.c.Info != nil {
-				if obj := rw.c.Info.Defs[f.Name]; obj != nil {
-					sig, _ = obj.Type().(*types.Signature)
-				}
-			}
-			if sig == nil {
-				return
+	switch f := rw.enclosingFunc(r).(type) {
+	case *ast.FuncLit:
+		sig, _ = rw.typeOf(f).(*types.Signature)
+	case *ast.FuncDecl:
+		if rw.c.Info != nil {
+			if obj := rw.c.Info.Defs[f.Name]; obj != nil {
+				sig, _ = obj.Type().(*types.Signature)
 			}
 		}
 	}
@@ -136,6 +131,17 @@ func (rw *rewriter) boxedResults(r *ast.ReturnStmt) {
 	for i, e := range r.Results {
 		rw.boxed(sig.Results().At(i).Type(), e)
 	}
+}
+
+// enclosingFunc is the function literal or declaration n is in, or nil.
+func (rw *rewriter) enclosingFunc(n ast.Node) ast.Node {
+	for p := rw.parent(n); p != nil; p = rw.parent(p) {
+		switch p.(type) {
+		case *ast.FuncLit, *ast.FuncDecl:
+			return p
+		}
+	}
+	return nil
 }
 
 // interfaceTarget refuses, in a multiple assignment, a value of a type
@@ -477,13 +483,11 @@ func (rw *rewriter) returnStmt(r *ast.ReturnStmt) {
 // named results (see returnStmt); it reports whether it did.
 func (rw *rewriter) namedReturn(r *ast.ReturnStmt) bool {
 	var ft *ast.FuncType
-	for p := rw.parent(r); p != nil && ft == nil; p = rw.parent(p) {
-		switch f := p.(type) {
-		case *ast.FuncLit:
-			ft = f.Type
-		case *ast.FuncDecl:
-			ft = f.Type
-		}
+	switch f := rw.enclosingFunc(r).(type) {
+	case *ast.FuncLit:
+		ft = f.Type
+	case *ast.FuncDecl:
+		ft = f.Type
 	}
 	if ft == nil || ft.Results == nil || len(ft.Results.List) == 0 || len(ft.Results.List[0].Names) == 0 {
 		return false

@@ -112,8 +112,10 @@ type replayError struct{ err error }
 func (e *replayError) Error() string { return e.err.Error() }
 func (e *replayError) Unwrap() error { return e.err }
 
-// played is what a worker sent of a self-play episode.
+// played is what a worker sent of a self-play episode: the steps, and
+// their actions and hashes when no feed took them.
 type played struct {
+	steps   int
 	actions []byte // steps × agents
 	hashes  []uint64
 	cpu     time.Duration
@@ -138,7 +140,7 @@ func (p *Program) play(ctx context.Context, cfg envs.Config, seed uint64, all []
 		ep.Budget = 0
 	}
 	s := p.sb
-	out := &played{actions: make([]byte, 0, cfg.MaxSteps*cfg.Agents), hashes: make([]uint64, 0, cfg.MaxSteps)}
+	out := &played{}
 	w.req.SetWriteDeadline(time.Now().Add(s.cfg.StepWall))
 	if err := worker.WriteFrame(w.req, worker.MsgEpisode, worker.EncodeEpisode(ep)); err != nil {
 		err = w.failure(ctx, p, -1, err)
@@ -150,13 +152,13 @@ func (p *Program) play(ctx context.Context, cfg envs.Config, seed uint64, all []
 		// A chunk may take its steps' deadlines; wall time is only the
 		// backstop for a worker that cannot answer at all.
 		wall := time.Duration(chunkSteps) * s.cfg.StepWall
-		if len(out.hashes) == 0 {
+		if out.steps == 0 {
 			wall += s.startWall() // the worker re-initialises the policy first
 		}
 		w.rep.SetReadDeadline(time.Now().Add(wall))
 		typ, payload, buf, err := worker.ReadFrame(w.rep, w.buf)
 		w.buf = buf
-		step := len(out.hashes)
+		step := out.steps
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			w.kill("timeout")
 		}
@@ -173,14 +175,14 @@ func (p *Program) play(ctx context.Context, cfg envs.Config, seed uint64, all []
 				w.close()
 				return out, err
 			}
-			out.actions = append(out.actions, chunk.Actions...)
-			out.hashes = append(out.hashes, chunk.Hashes...)
-			if feed != nil {
-				if err := feed(ctx, chunk.Actions, chunk.Hashes); err != nil {
-					w.kill("its episode was stopped by the replay")
-					w.close()
-					return out, &replayError{err}
-				}
+			out.steps += len(chunk.Hashes)
+			if feed == nil {
+				out.actions = append(out.actions, chunk.Actions...)
+				out.hashes = append(out.hashes, chunk.Hashes...)
+			} else if err := feed(ctx, chunk.Actions, chunk.Hashes); err != nil {
+				w.kill("its episode was stopped by the replay")
+				w.close()
+				return out, &replayError{err}
 			}
 		case worker.MsgDone:
 			steps, cpu, err := worker.DecodeDone(payload)

@@ -638,8 +638,7 @@ func compareRun(ctx context.Context, s *store.Store, sb *sandbox.Sandbox, o *com
 	// A run the budget stopped is as finished as a done one: the budget is
 	// part of the comparison's identity. Resuming it would only add to its
 	// wall time. An interrupted (or abandoned) run is resumed.
-	if found != nil && (found.Status == store.StatusDone ||
-		found.Status == store.StatusStopped && strings.Contains(found.StopReason, "budget reached")) {
+	if found != nil && (found.Status == store.StatusDone || evolve.StoppedByBudget(found)) {
 		return found, nil
 	}
 	job := &evolve.Job{Config: cfg, Store: s, Sandbox: sb}
