@@ -17,77 +17,12 @@ import (
 	"policyevolve/elo"
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/timing"
 	"policyevolve/pool"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
-
-// Baselines are the built-in policies every global pool starts with.
-var Baselines = []string{"bfs", "exploit", "coop", "random"}
-
-// BuiltinSource is the stored "source" of a built-in baseline: a marker,
-// not Go; built-ins run in-process, as trusted code.
-func BuiltinSource(name string) string { return "// policyevolve built-in policy: " + name + "\n" }
-
-// Env is an environment configuration resolved for playing: its key in the
-// store and the map it runs on.
-type Env struct {
-	Config store.EnvConfig
-	Map    *envs.Map
-}
-
-// ResolveEnv turns command-line choices into an Env. mapSpec is a
-// built-in map name ("" for the game's default) or a map file, which the
-// store knows by a hash of its text.
-func ResolveEnv(game, mapSpec string, agents, steps int) (Env, error) {
-	g, err := ssd.ParseGame(game)
-	if err != nil {
-		return Env{}, err
-	}
-	if mapSpec == "" {
-		mapSpec = envs.DefaultMap(g)
-	}
-	m, err := envs.ResolveMap(g, mapSpec)
-	if err != nil {
-		return Env{}, err
-	}
-	name := mapKey(g, mapSpec, m)
-	if agents < 1 {
-		return Env{}, fmt.Errorf("%d agents (need at least 1)", agents)
-	}
-	if steps < 1 {
-		return Env{}, fmt.Errorf("%d steps (need at least 1)", steps)
-	}
-	// Build once to catch a map that cannot seat the agents.
-	if _, err := envs.New(envs.Config{Map: m, Agents: agents, MaxSteps: steps}); err != nil {
-		return Env{}, err
-	}
-	return Env{Config: store.EnvConfig{Game: g.String(), Map: name, Agents: agents, MaxSteps: steps}, Map: m}, nil
-}
-
-// mapKey is the name the store knows a map by: a built-in's name, or
-// "file:" and a hash of a map file's text.
-func mapKey(g ssd.Game, spec string, m *envs.Map) string {
-	if _, err := envs.BuiltinMap(g, spec); err == nil {
-		return spec
-	}
-	return "file:" + store.SourceID(m.Text)[:12]
-}
-
-// MapKey returns the name the store knows the map spec by, for filtering
-// pools by map: spec itself for a built-in map, the file's key for a map
-// file (parsed for game).
-func MapKey(game, spec string) (string, error) {
-	g, err := ssd.ParseGame(game)
-	if err != nil {
-		return "", err
-	}
-	m, err := envs.ResolveMap(g, spec)
-	if err != nil {
-		return "", err
-	}
-	return mapKey(g, spec, m), nil
-}
 
 // Arena evaluates, matches and rates policies on one environment, and
 // keeps every result in the store: nothing stored is ever recomputed.
@@ -95,7 +30,7 @@ func MapKey(game, spec string) (string, error) {
 type Arena struct {
 	Store   *store.Store
 	Sandbox *sandbox.Sandbox // nil: only built-in policies can play
-	Env     Env
+	Env     episode.Env
 	// EvalSeeds are the seeds of a self-play evaluation (default 0-4).
 	EvalSeeds []uint64
 	// MatchSeeds are the seeds of the matches a candidate plays against
@@ -114,15 +49,15 @@ type Arena struct {
 	// sandbox workers (package distrib plays them on workers fed by NATS
 	// JetStream); it bounds its own parallelism. Results do not depend on
 	// it either.
-	Executor Executor
+	Executor episode.Executor
 	// Log receives one line per notable step; nil discards them.
 	Log func(format string, args ...any)
 	// Profile, when set, adds up the time spent compiling and playing.
-	Profile *Profile
+	Profile *timing.Profile
 
-	once     sync.Once    // defaults
-	local    *Local       // plays episodes here: the default executor
-	episodes atomic.Int64 // episodes played (not found in the store)
+	once     sync.Once      // defaults
+	local    *episode.Local // plays episodes here: the default executor
+	episodes atomic.Int64   // episodes played (not found in the store)
 
 	beforeApply func() // test hook: runs between playing and applying Rate's matches
 }
@@ -141,7 +76,7 @@ func (a *Arena) setDefaults() {
 	if a.Workers <= 0 {
 		a.Workers = runtime.NumCPU()
 	}
-	a.local = &Local{Sandbox: a.Sandbox, Workers: a.Workers, Profile: a.Profile}
+	a.local = &episode.Local{Sandbox: a.Sandbox, Workers: a.Workers, Profile: a.Profile}
 	if len(a.EvalSeeds) == 0 {
 		a.EvalSeeds = []uint64{0, 1, 2, 3, 4}
 	}
@@ -179,8 +114,8 @@ func (a *Arena) program(ctx context.Context, id string) (*store.Policy, *sandbox
 	}); err != nil {
 		return nil, nil, err
 	}
-	ep := episodePolicy(p)
-	prog, err := a.local.program(ctx, &ep, LimitsOf(a.Sandbox))
+	ep := episode.PolicyOf(p)
+	prog, err := a.local.Compile(ctx, &ep, episode.LimitsOf(a.Sandbox))
 	return p, prog, err
 }
 
@@ -207,21 +142,26 @@ func (a *Arena) play(ctx context.Context, ids []string, side []int, seed uint64)
 	if a.Executor == nil {
 		return a.local.Play(ctx, ep)
 	}
-	if a.Profile != nil {
-		a.Profile.episodes.Add(1)
-		defer a.Profile.start(Playing)()
-	}
+	a.Profile.Episode()
+	defer a.Profile.Start(timing.Playing)()
 	return a.Executor.Play(ctx, ep)
 }
 
-// policyFailure reports whether err is a policy's failure (a result to
-// record), as opposed to a failure of the system.
-func policyFailure(err error) bool {
-	var pe *sandbox.PolicyError
-	var fe *failureError // one that crossed the wire: only those do
-	return errors.As(err, &pe) || errors.Is(err, sandbox.ErrInvalid) ||
-		errors.Is(err, envs.ErrNoAction) || errors.Is(err, envs.ErrTampered) || errors.Is(err, ErrJobFailed) ||
-		errors.As(err, &fe)
+// episode describes the episode in which agent i is played by
+// ids[side[i]], on seed, loading the policies from the store.
+func (a *Arena) episode(ids []string, side []int, seed uint64) (*episode.Episode, error) {
+	var policies []episode.Policy
+	err := a.Store.View(func(tx *store.Tx) error {
+		for _, id := range ids {
+			p, err := tx.Policy(id)
+			if err != nil {
+				return err
+			}
+			policies = append(policies, episode.PolicyOf(p))
+		}
+		return nil
+	})
+	return episode.New(a.Env, policies, side, seed, episode.LimitsOf(a.Sandbox)), err
 }
 
 // EnsureBaselines stores the built-in policies and, when this
@@ -237,8 +177,8 @@ func (a *Arena) EnsureBaselines(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for _, name := range Baselines {
-			p := &store.Policy{Source: BuiltinSource(name), Name: name, Builtin: name, Origin: store.Origin{Operator: "builtin"}}
+		for _, name := range episode.Baselines {
+			p := &store.Policy{Source: episode.BuiltinSource(name), Name: name, Builtin: name, Origin: store.Origin{Operator: "builtin"}}
 			if _, err := tx.PutPolicy(p); err != nil {
 				return err
 			}
@@ -261,7 +201,7 @@ func (a *Arena) EnsureBaselines(ctx context.Context) error {
 		return err
 	}
 	if len(members) == 0 {
-		a.logf("seeded pool %s with the baselines %s", a.GlobalPool(), strings.Join(Baselines, ", "))
+		a.logf("seeded pool %s with the baselines %s", a.GlobalPool(), strings.Join(episode.Baselines, ", "))
 		for _, id := range ids {
 			if _, err := a.Evaluate(ctx, id); err != nil {
 				return err
@@ -316,8 +256,8 @@ func (a *Arena) Evaluate(ctx context.Context, id string) (*store.Evaluation, err
 			ev.Mean.Equality += sr.Metrics.Equality
 			ev.Mean.Sustainability += sr.Metrics.Sustainability
 			ev.Mean.Peace += sr.Metrics.Peace
-		case policyFailure(err):
-			sr.Status, sr.Error, sr.Kind = store.StatusFailed, err.Error(), FailureKind(err)
+		case episode.PolicyFailure(err):
+			sr.Status, sr.Error, sr.Kind = store.StatusFailed, err.Error(), episode.FailureKind(err)
 			ev.Status = store.StatusFailed
 			if ev.Error == "" {
 				ev.Error = fmt.Sprintf("seed %d: %v", seed, err)
@@ -373,7 +313,7 @@ func (a *Arena) Match(ctx context.Context, idA, idB string, seed uint64) (*store
 	failed := [2]bool{}
 	run := func(ctx context.Context, side []int, seed uint64) ([]float64, error) {
 		res, err := a.play(ctx, []string{idA, idB}, side, seed)
-		if err != nil && policyFailure(err) {
+		if err != nil && episode.PolicyFailure(err) {
 			var ae *envs.ActorError
 			if errors.As(err, &ae) && len(ae.Agents) > 0 {
 				failed[side[ae.Agents[0]]] = true

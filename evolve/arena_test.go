@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"policyevolve/elo"
+	"policyevolve/evolve/episode"
 	"policyevolve/internal/storetest"
 	"policyevolve/pool"
 	"policyevolve/sandbox"
@@ -44,7 +45,7 @@ func newArena(t *testing.T) *Arena {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := ResolveEnv("gathering", "small", 4, 200)
+	env, err := episode.ResolveEnv("gathering", "small", 4, 200)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,8 +73,8 @@ func TestEnsureBaselines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(members) != len(Baselines) {
-		t.Fatalf("%d members, want the %d baselines", len(members), len(Baselines))
+	if len(members) != len(episode.Baselines) {
+		t.Fatalf("%d members, want the %d baselines", len(members), len(episode.Baselines))
 	}
 	for _, m := range members {
 		if m.Elo != elo.DefaultInitial || m.Efficiency == 0 && m.Equality == 0 {
@@ -239,18 +240,18 @@ func TestLeague(t *testing.T) {
 }
 
 func TestResolveEnv(t *testing.T) {
-	e, err := ResolveEnv("cleanup", "", 10, 1000)
+	e, err := episode.ResolveEnv("cleanup", "", 10, 1000)
 	if err != nil || e.Config.Key() != "cleanup/default/10/1000" {
 		t.Fatalf("%+v %v", e.Config, err)
 	}
 	path := filepath.Join(t.TempDir(), "m.txt")
 	os.WriteFile(path, []byte("@@@@@\n@PAA@\n@@@@@\n"), 0o644)
-	e, err = ResolveEnv("gathering", path, 2, 100)
+	e, err = episode.ResolveEnv("gathering", path, 2, 100)
 	if err != nil || !strings.HasPrefix(e.Config.Map, "file:") {
 		t.Fatalf("%+v %v", e.Config, err)
 	}
 	for _, bad := range [][]any{{"chess", "", 2, 10}, {"gathering", "nowhere", 2, 10}, {"gathering", "", 0, 10}, {"gathering", "", 2, 0}} {
-		if _, err := ResolveEnv(bad[0].(string), bad[1].(string), bad[2].(int), bad[3].(int)); err == nil {
+		if _, err := episode.ResolveEnv(bad[0].(string), bad[1].(string), bad[2].(int), bad[3].(int)); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
 	}

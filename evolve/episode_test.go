@@ -10,25 +10,26 @@ import (
 	"testing"
 
 	"policyevolve/envs"
+	"policyevolve/evolve/episode"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
 
-// wireExecutor plays episodes as a remote worker would: the Episode and
+// wireExecutor plays episodes as a remote worker would: the episode.Episode and
 // its result cross a JSON encoding, the episode is validated and played
 // on a Local of its own, and the result is checked.
 type wireExecutor struct {
-	local  *Local
+	local  *episode.Local
 	played *atomic.Int64
 }
 
-func (w wireExecutor) Play(ctx context.Context, ep *Episode) (*envs.Result, error) {
+func (w wireExecutor) Play(ctx context.Context, ep *episode.Episode) (*envs.Result, error) {
 	w.played.Add(1)
 	data, err := json.Marshal(ep)
 	if err != nil {
 		return nil, err
 	}
-	var got Episode
+	var got episode.Episode
 	if err := json.Unmarshal(data, &got); err != nil {
 		return nil, err
 	}
@@ -39,21 +40,21 @@ func (w wireExecutor) Play(ctx context.Context, ep *Episode) (*envs.Result, erro
 		return nil, errors.New("the episode's id changed on the wire")
 	}
 	res, err := w.local.Play(ctx, &got)
-	out, err := NewEpisodeResult(got.ID(), res, err)
+	out, err := episode.NewResult(got.ID(), res, err)
 	if err != nil {
 		return nil, err
 	}
 	if data, err = json.Marshal(out); err != nil {
 		return nil, err
 	}
-	var back EpisodeResult
+	var back episode.Result
 	if err := json.Unmarshal(data, &back); err != nil {
 		return nil, err
 	}
 	if err := back.Check(ep); err != nil {
 		return nil, err
 	}
-	return back.Result()
+	return back.Played()
 }
 
 // records is what an Arena stored of its evaluations and matches, with
@@ -108,7 +109,7 @@ func TestExecutorGivesTheSameRecords(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			local := &Local{Sandbox: sb, MaxPrograms: 1}
+			local := &episode.Local{Sandbox: sb, MaxPrograms: 1}
 			t.Cleanup(local.Close)
 			a.Executor = wireExecutor{local, &played}
 		}
@@ -128,7 +129,7 @@ func TestExecutorGivesTheSameRecords(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := a.League(ctx, append(ids, store.SourceID(BuiltinSource("exploit"))), a.MatchSeeds); err != nil {
+		if _, err := a.League(ctx, append(ids, store.SourceID(episode.BuiltinSource("exploit"))), a.MatchSeeds); err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, records(t, a, ids))
@@ -148,53 +149,12 @@ func TestExecutorGivesTheSameRecords(t *testing.T) {
 	}
 }
 
-// TestEpisodeResultKeepsErrors: a failure that crosses the wire is the
-// same error for the Arena: its text, whether it is the policy's, its
-// kinds, and the failing actor's agents.
-func TestEpisodeResultKeepsErrors(t *testing.T) {
-	pe := &sandbox.PolicyError{Kind: sandbox.ErrTimeout, Agent: 2, Step: 7, Detail: "slow"}
-	for _, err := range []error{
-		&envs.ActorError{Agents: []int{1, 3}, Step: 7, Err: pe},
-		fmt.Errorf("run: step 4: %w", envs.ErrTampered),
-		fmt.Errorf("policy abc: %w", &sandbox.ValidationError{Issues: []sandbox.Issue{{Line: 1, Col: 2, Msg: "no"}}}),
-		&envs.ActorError{Agents: []int{0}, Step: -1, Err: fmt.Errorf("agent 0: %w", envs.ErrNoAction)},
-		ErrJobFailed,
-	} {
-		out, werr := NewEpisodeResult("x", &envs.Result{Steps: 7, Returns: []float64{1, 2}}, err)
-		if werr != nil {
-			t.Fatalf("%v: %v", err, werr)
-		}
-		data, _ := json.Marshal(out)
-		var back EpisodeResult
-		json.Unmarshal(data, &back)
-		res, got := back.Result()
-		if got == nil || got.Error() != err.Error() || policyFailure(got) != policyFailure(err) || res.Steps != 7 {
-			t.Errorf("%v came back as %v (%d steps)", err, got, res.Steps)
-			continue
-		}
-		for _, k := range failureKinds {
-			if errors.Is(got, k) != errors.Is(err, k) {
-				t.Errorf("%v: errors.Is(%v) = %v, want %v", err, k, errors.Is(got, k), errors.Is(err, k))
-			}
-		}
-		var a, b *envs.ActorError
-		if errors.As(err, &a) != errors.As(got, &b) || a != nil && (fmt.Sprint(a.Agents) != fmt.Sprint(b.Agents) || a.Step != b.Step) {
-			t.Errorf("%v: actor %+v came back as %+v", err, a, b)
-		}
-	}
-	// The system's failures are not results.
-	sys := errors.New("disk full")
-	if _, err := NewEpisodeResult("x", nil, sys); err != sys {
-		t.Fatalf("a system error gave %v", err)
-	}
-}
-
 func TestEpisodeValidate(t *testing.T) {
 	a := newArena(t)
 	p := &store.Policy{Source: string(example(t, "bfs"))}
 	a.Store.Update(func(tx *store.Tx) (err error) { _, err = tx.PutPolicy(p); return err })
 	a.EnsureBaselines(context.Background())
-	good, err := a.episode([]string{p.ID, store.SourceID(BuiltinSource("coop"))}, []int{0, 1, 0, 1}, 3)
+	good, err := a.episode([]string{p.ID, store.SourceID(episode.BuiltinSource("coop"))}, []int{0, 1, 0, 1}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,24 +163,24 @@ func TestEpisodeValidate(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		edit func(e *Episode)
+		edit func(e *episode.Episode)
 		want string
 	}{
-		{"game", func(e *Episode) { e.Env.Game = "chess" }, "chess"},
-		{"agents", func(e *Episode) { e.Env.Agents = 1000 }, "1000 agents"},
-		{"steps", func(e *Episode) { e.Env.MaxSteps = 0 }, "0 steps"},
-		{"seats", func(e *Episode) { e.Side = e.Side[:3] }, "3 seats"},
-		{"seat", func(e *Episode) { e.Side[2] = 5 }, "played by policy 5"},
-		{"idle", func(e *Episode) { e.Side = []int{0, 0, 0, 0} }, "plays no agent"},
-		{"map", func(e *Episode) { e.Env.MapText = "@@@\n@x@" }, "unexpected character"},
-		{"source", func(e *Episode) { e.Policies[0].Source += "// changed\n" }, "does not hash"},
-		{"builtin", func(e *Episode) {
-			e.Policies[1] = EpisodePolicy{ID: store.SourceID(BuiltinSource("nope")), Builtin: "nope", Source: BuiltinSource("nope")}
+		{"game", func(e *episode.Episode) { e.Env.Game = "chess" }, "chess"},
+		{"agents", func(e *episode.Episode) { e.Env.Agents = 1000 }, "1000 agents"},
+		{"steps", func(e *episode.Episode) { e.Env.MaxSteps = 0 }, "0 steps"},
+		{"seats", func(e *episode.Episode) { e.Side = e.Side[:3] }, "3 seats"},
+		{"seat", func(e *episode.Episode) { e.Side[2] = 5 }, "played by policy 5"},
+		{"idle", func(e *episode.Episode) { e.Side = []int{0, 0, 0, 0} }, "plays no agent"},
+		{"map", func(e *episode.Episode) { e.Env.MapText = "@@@\n@x@" }, "unexpected character"},
+		{"source", func(e *episode.Episode) { e.Policies[0].Source += "// changed\n" }, "does not hash"},
+		{"builtin", func(e *episode.Episode) {
+			e.Policies[1] = episode.Policy{ID: store.SourceID(episode.BuiltinSource("nope")), Builtin: "nope", Source: episode.BuiltinSource("nope")}
 		}, "unknown policy"},
-		{"backend", func(e *Episode) { e.Limits.Backend = "wasm" }, "backend"},
+		{"backend", func(e *episode.Episode) { e.Limits.Backend = "wasm" }, "backend"},
 	} {
 		data, _ := json.Marshal(good)
-		var e Episode
+		var e episode.Episode
 		json.Unmarshal(data, &e)
 		c.edit(&e)
 		if err := e.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -229,8 +189,8 @@ func TestEpisodeValidate(t *testing.T) {
 	}
 	// The id is a content address: the same content, the same id; any
 	// change, another.
-	again, _ := a.episode([]string{p.ID, store.SourceID(BuiltinSource("coop"))}, []int{0, 1, 0, 1}, 3)
-	other, _ := a.episode([]string{p.ID, store.SourceID(BuiltinSource("coop"))}, []int{0, 1, 0, 1}, 4)
+	again, _ := a.episode([]string{p.ID, store.SourceID(episode.BuiltinSource("coop"))}, []int{0, 1, 0, 1}, 3)
+	other, _ := a.episode([]string{p.ID, store.SourceID(episode.BuiltinSource("coop"))}, []int{0, 1, 0, 1}, 4)
 	if good.ID() != again.ID() || good.ID() == other.ID() {
 		t.Fatalf("ids %s %s %s", good.ID(), again.ID(), other.ID())
 	}
@@ -239,7 +199,7 @@ func TestEpisodeValidate(t *testing.T) {
 func TestEpisodeResultCheck(t *testing.T) {
 	a := newArena(t)
 	a.EnsureBaselines(context.Background())
-	ep, err := a.episode([]string{store.SourceID(BuiltinSource("bfs"))}, []int{0, 0, 0, 0}, 1)
+	ep, err := a.episode([]string{store.SourceID(episode.BuiltinSource("bfs"))}, []int{0, 0, 0, 0}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,24 +207,24 @@ func TestEpisodeResultCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, _ := NewEpisodeResult(ep.ID(), res, nil)
+	good, _ := episode.NewResult(ep.ID(), res, nil)
 	if err := good.Check(ep); err != nil {
 		t.Fatalf("a good result: %v", err)
 	}
 	for _, c := range []struct {
 		name string
-		edit func(o *EpisodeResult)
+		edit func(o *episode.Result)
 		want string
 	}{
-		{"job", func(o *EpisodeResult) { o.Job = "abc" }, "another episode"},
-		{"steps", func(o *EpisodeResult) { o.Steps = 201 }, "201 steps"},
-		{"short", func(o *EpisodeResult) { o.Steps = 100 }, "without a failure"},
-		{"returns", func(o *EpisodeResult) { o.Returns = o.Returns[:3] }, "3 returns"},
-		{"huge", func(o *EpisodeResult) { o.Returns[0] = 1e12 }, "beyond"},
-		{"efficiency", func(o *EpisodeResult) { o.Metrics.Efficiency = 1e9 }, "efficiency"},
-		{"peace", func(o *EpisodeResult) { o.Metrics.Peace = 5 }, "peace"},
-		{"agent", func(o *EpisodeResult) { o.Failure = &Failure{Message: "x", Agents: []int{4}, Actor: true} }, "agent 4"},
-		{"message", func(o *EpisodeResult) { o.Failure = &Failure{} }, "without a message"},
+		{"job", func(o *episode.Result) { o.Job = "abc" }, "another episode"},
+		{"steps", func(o *episode.Result) { o.Steps = 201 }, "201 steps"},
+		{"short", func(o *episode.Result) { o.Steps = 100 }, "without a failure"},
+		{"returns", func(o *episode.Result) { o.Returns = o.Returns[:3] }, "3 returns"},
+		{"huge", func(o *episode.Result) { o.Returns[0] = 1e12 }, "beyond"},
+		{"efficiency", func(o *episode.Result) { o.Metrics.Efficiency = 1e9 }, "efficiency"},
+		{"peace", func(o *episode.Result) { o.Metrics.Peace = 5 }, "peace"},
+		{"agent", func(o *episode.Result) { o.Failure = &episode.Failure{Message: "x", Agents: []int{4}, Actor: true} }, "agent 4"},
+		{"message", func(o *episode.Result) { o.Failure = &episode.Failure{} }, "without a message"},
 	} {
 		o := *good
 		o.Returns = append([]float64(nil), good.Returns...)

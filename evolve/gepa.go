@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"policyevolve/evolve/timing"
 	"policyevolve/store"
 )
 
@@ -170,7 +171,7 @@ func (j *Job) gepaReflect(ctx context.Context, base GuidedPlanner, it *store.Ite
 			}
 		}
 	}
-	done := j.profile.start(Planning)
+	done := j.profile.Start(timing.Planning)
 	r, err := base.Reflect(ctx, req)
 	done()
 	if err != nil {

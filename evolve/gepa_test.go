@@ -14,6 +14,7 @@ import (
 
 	"policyevolve/critic"
 	"policyevolve/envs/ssd"
+	"policyevolve/evolve/episode"
 	"policyevolve/evolve/grammar"
 	"policyevolve/llm"
 	"policyevolve/store"
@@ -482,7 +483,7 @@ func TestGEPACriticFeedback(t *testing.T) {
 // the diagnostics; at the sparse level it changes the guidance at random,
 // the same way for the same task, and says so.
 func TestGrammarReflect(t *testing.T) {
-	env, err := ResolveEnv("cleanup", "small", 4, 100)
+	env, err := episode.ResolveEnv("cleanup", "small", 4, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"policyevolve/critic"
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/evolve/episode"
 	"policyevolve/evolve/grammar"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -67,7 +68,7 @@ func TestGrammarPlannerFixLoop(t *testing.T) {
 // sandbox.
 func grammarTestTask(t *testing.T, game string, agents, steps int) Task {
 	t.Helper()
-	env, err := ResolveEnv(game, "small", agents, steps)
+	env, err := episode.ResolveEnv(game, "small", agents, steps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"policyevolve/envs"
+	"policyevolve/evolve/episode"
 )
 
 // Invasion is one invasion test (the paper's Table 2 seating): K agents
@@ -31,7 +32,7 @@ type SideReturn struct {
 // and returns the sides' mean per-agent returns. k = 0 is b's self-play,
 // k = n a's. A policy that fails ends its episode there, recorded in
 // Failed; any other error is returned.
-func Invade(ctx context.Context, env Env, a, b envs.Actor, k int, seeds []uint64) (*Invasion, error) {
+func Invade(ctx context.Context, env episode.Env, a, b envs.Actor, k int, seeds []uint64) (*Invasion, error) {
 	n := env.Config.Agents
 	if k < 0 || k > n {
 		return nil, fmt.Errorf("invade: k = %d invaders among %d agents", k, n)
@@ -66,7 +67,7 @@ func Invade(ctx context.Context, env Env, a, b envs.Actor, k int, seeds []uint64
 	for _, seed := range seeds {
 		res, err := envs.Run(ctx, e, seats, envs.Options{Seed: seed, Verify: true})
 		if err != nil {
-			if !policyFailure(err) || res == nil {
+			if !episode.PolicyFailure(err) || res == nil {
 				return nil, fmt.Errorf("invade: seed %d: %w", seed, err)
 			}
 			inv.Failed = append(inv.Failed, fmt.Sprintf("seed %d: stopped after %d steps: %v", seed, res.Steps, err))
@@ -93,7 +94,7 @@ func (a *Arena) Actor(ctx context.Context, id string) (envs.Actor, error) {
 	if prog != nil {
 		return prog.Actor(), nil
 	}
-	return builtinActor(p)
+	return episode.BuiltinActor(p)
 }
 
 // WorstInvader seats one agent of each invader among residents (k = 1)

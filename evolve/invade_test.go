@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"policyevolve/evolve/episode"
 	"policyevolve/store"
 )
 
@@ -18,7 +19,7 @@ func TestWorstInvader(t *testing.T) {
 	}
 	ids := map[string]string{}
 	for _, name := range []string{"bfs", "exploit", "coop"} {
-		ids[name] = store.SourceID(BuiltinSource(name))
+		ids[name] = store.SourceID(episode.BuiltinSource(name))
 	}
 	worst, gain, err := a.WorstInvader(ctx, ids["coop"], []string{ids["bfs"], ids["exploit"], ids["coop"]})
 	if err != nil {

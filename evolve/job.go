@@ -13,6 +13,8 @@ import (
 
 	"policyevolve/critic"
 	"policyevolve/envs/ssd"
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/timing"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -44,11 +46,11 @@ type Job struct {
 	Log func(format string, args ...any)
 	// Executor, when set, plays the job's evaluations and matches (see
 	// Arena.Executor); it changes nothing but where they are played.
-	Executor Executor
+	Executor episode.Executor
 	// RunID names a run to resume; empty starts a new one (Run sets it).
 	RunID string
 
-	env      Env
+	env      episode.Env
 	arena    *Arena
 	critic   critic.Critic
 	planners map[string]Planner
@@ -57,12 +59,12 @@ type Job struct {
 	run      *store.Run
 	started  time.Time
 	stop     atomic.Bool
-	profile  *Profile
-	lap      ProfileTotals // the profile when the iteration began
+	profile  *timing.Profile
+	lap      timing.Totals // the profile when the iteration began
 }
 
 // Profile returns where the job's time has gone so far (zero before Run).
-func (j *Job) Profile() ProfileTotals { return j.profile.Snapshot() }
+func (j *Job) Profile() timing.Totals { return j.profile.Snapshot() }
 
 // StopInterrupted is the StopReason of a run stopped by Stop.
 const StopInterrupted = "interrupted"
@@ -123,12 +125,12 @@ func (j *Job) open(ctx context.Context) error {
 	if err := j.Config.Validate(); err != nil {
 		return err
 	}
-	env, err := ResolveEnv(j.Config.Game, j.Config.Map, j.Config.Agents, j.Config.Steps)
+	env, err := episode.ResolveEnv(j.Config.Game, j.Config.Map, j.Config.Agents, j.Config.Steps)
 	if err != nil {
 		return err
 	}
 	j.env = env
-	j.profile = NewProfile(j.Store)
+	j.profile = timing.NewProfile(j.Store)
 	j.arena = &Arena{Profile: j.profile, Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
 		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Workers: j.Config.Workers, Log: j.Log,
 		Executor: j.Executor}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"policyevolve/evolve/timing"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -22,7 +23,7 @@ import (
 func BenchmarkPopulationIteration(b *testing.B) {
 	for _, game := range []string{"cleanup", "gathering"} {
 		b.Run(game, func(b *testing.B) {
-			var laps []ProfileTotals
+			var laps []timing.Totals
 			var secs float64
 			for range b.N {
 				s, err := store.Open(filepath.Join(b.TempDir(), "bench.db"), store.Options{})
@@ -49,16 +50,16 @@ func BenchmarkPopulationIteration(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			var sum ProfileTotals
+			var sum timing.Totals
 			for _, l := range laps {
-				for a := range activities {
+				for a := range timing.NumActivities {
 					sum.Busy[a] += l.Busy[a]
 				}
 				sum.Episodes += l.Episodes
 			}
 			b.ReportMetric(secs/float64(len(laps)), "s/iteration")
 			b.ReportMetric(float64(sum.Episodes)/secs, "episodes/s")
-			for a := range activities {
+			for a := range timing.NumActivities {
 				b.ReportMetric(100*sum.Share(a), a.String()+"-%")
 			}
 		})

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/timing"
 	"policyevolve/internal/storetest"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -71,10 +73,10 @@ func TestPopulationJob(t *testing.T) {
 	// when the pool was seeded, then the iterations'.
 	prof := j.Profile()
 	t.Logf("profile: %s", prof)
-	if want := run.Usage.Episodes + len(Baselines)*len(j.Config.EvalSeeds); prof.Episodes != want {
+	if want := run.Usage.Episodes + len(episode.Baselines)*len(j.Config.EvalSeeds); prof.Episodes != want {
 		t.Errorf("profile counts %d episodes, the run %d and the baselines %d", prof.Episodes, run.Usage.Episodes, want-run.Usage.Episodes)
 	}
-	for _, a := range []Activity{Planning, Checking, Compiling, Playing, Storing} {
+	for _, a := range []timing.Activity{timing.Planning, timing.Checking, timing.Compiling, timing.Playing, timing.Storing} {
 		if prof.Busy[a] <= 0 {
 			t.Errorf("no time spent %s: %s", a, prof)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"policyevolve/critic"
+	"policyevolve/evolve/episode"
 	"policyevolve/store"
 )
 
@@ -85,7 +86,7 @@ func ParseFeedback(s string) (Feedback, error) {
 // Task is what every planner call shares: the environment the policy is
 // for and where in a run the call is made.
 type Task struct {
-	Env Env
+	Env episode.Env
 	// Run and Iteration place the call in a job (empty and 0 outside one).
 	Run       string
 	Iteration int

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"policyevolve/envs"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -64,24 +63,6 @@ func DescribeProblem(err error) *Problem {
 		p.Kind, p.Summary = "runtime", "the policy failed: "+oneLine(err.Error())
 	}
 	return p
-}
-
-// FailureKind sorts the failure of a policy during an episode: tampered
-// (its replica of the game differed from the host's), slow (a step
-// deadline or the CPU budget), invalid-action, nondeterministic, or
-// runtime (a panic, a crash, anything else).
-func FailureKind(err error) string {
-	switch {
-	case errors.Is(err, envs.ErrTampered):
-		return "tampered"
-	case errors.Is(err, sandbox.ErrTimeout) || errors.Is(err, sandbox.ErrCPUBudget) || errors.Is(err, sandbox.ErrCost):
-		return "slow"
-	case errors.Is(err, sandbox.ErrInvalid) || errors.Is(err, envs.ErrNoAction):
-		return "invalid-action"
-	case errors.Is(err, sandbox.ErrNondeterministic):
-		return "nondeterministic"
-	}
-	return "runtime"
 }
 
 // countRefusals adds the kinds of an outcome's refused attempts to c.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"policyevolve/envs"
+	"policyevolve/evolve/episode"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -22,8 +23,8 @@ func TestFailureKind(t *testing.T) {
 		{fmt.Errorf("x: %w", sandbox.ErrNondeterministic), "nondeterministic"},
 		{errors.New("panic: boom"), "runtime"},
 	} {
-		if got := FailureKind(tc.err); got != tc.want {
-			t.Errorf("FailureKind(%v) = %q, want %q", tc.err, got, tc.want)
+		if got := episode.FailureKind(tc.err); got != tc.want {
+			t.Errorf("episode.FailureKind(%v) = %q, want %q", tc.err, got, tc.want)
 		}
 	}
 	var c store.Candidate

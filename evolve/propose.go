@@ -8,6 +8,8 @@ import (
 	"go/format"
 
 	"policyevolve/envs/ssd"
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/timing"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -35,7 +37,7 @@ type FixLoop struct {
 	// Log receives one line per attempt; nil discards them.
 	Log func(format string, args ...any)
 	// Profile, when set, adds up the time spent planning and checking.
-	Profile *Profile
+	Profile *timing.Profile
 }
 
 // Attempt is one proposal of a request and what became of it.
@@ -117,7 +119,7 @@ func (l *FixLoop) run(ctx context.Context, t Task, first func() (*Proposal, erro
 		return nil, err
 	}
 	out := &Outcome{}
-	done := l.Profile.start(Planning)
+	done := l.Profile.Start(timing.Planning)
 	prop, err := first()
 	done()
 	for n := 1; ; n++ {
@@ -171,7 +173,7 @@ func (l *FixLoop) run(ctx context.Context, t Task, first func() (*Proposal, erro
 			return out, nil
 		}
 		// The planner is shown the problem as it would be after a resume.
-		done := l.Profile.start(Planning)
+		done := l.Profile.Start(timing.Planning)
 		prop, err = l.Planner.Fix(ctx, FixRequest{Task: t, Failed: prop, Problem: DescribeProblem(problem), Attempt: n})
 		done()
 	}
@@ -191,9 +193,9 @@ func (l *FixLoop) admit(ctx context.Context, src []byte, game ssd.Game) (*sandbo
 	})
 	switch {
 	case err == nil && a.OK:
-		defer l.Profile.start(Checking)()
+		defer l.Profile.Start(timing.Checking)()
 		prog, err := l.Sandbox.Compile(ctx, src)
-		if err != nil && !policyFailure(err) {
+		if err != nil && !episode.PolicyFailure(err) {
 			return nil, nil, fmt.Errorf("compile admitted policy: %w", err)
 		}
 		return prog, err, nil
@@ -202,10 +204,10 @@ func (l *FixLoop) admit(ctx context.Context, src []byte, game ssd.Game) (*sandbo
 	case !errors.Is(err, store.ErrNotFound):
 		return nil, nil, err
 	}
-	done := l.Profile.start(Checking)
+	done := l.Profile.Start(timing.Checking)
 	prog, problem := l.Sandbox.Check(ctx, src, game)
 	done()
-	if problem != nil && !policyFailure(problem) {
+	if problem != nil && !episode.PolicyFailure(problem) {
 		return nil, nil, fmt.Errorf("check proposal: %w", problem)
 	}
 	verdict := &store.Admission{Policy: id, Game: game.String(), OK: problem == nil}

@@ -8,6 +8,7 @@ import (
 	"policyevolve/baselines/qlearn"
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/evolve/episode"
 	"policyevolve/store"
 )
 
@@ -46,7 +47,7 @@ func TestImportQTable(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if p.Builtin != QLearnBuiltin || p.Source != string(want) || p.ID != store.SourceID(string(want)) {
+		if p.Builtin != episode.QLearnBuiltin || p.Source != string(want) || p.ID != store.SourceID(string(want)) {
 			t.Errorf("stored policy: builtin %q, id %.12s, source of %d bytes", p.Builtin, p.ID, len(p.Source))
 		}
 		members, err := tx.Members(a.GlobalPool())
@@ -83,9 +84,3 @@ func TestImportQTable(t *testing.T) {
 
 // TestStoredQTableThatDoesNotParse: a corrupt stored table is an error
 // naming the policy, not a panic.
-func TestStoredQTableThatDoesNotParse(t *testing.T) {
-	_, err := builtinActor(&store.Policy{ID: "0123456789abcdef", Builtin: QLearnBuiltin, Source: "{}"})
-	if err == nil || !strings.Contains(err.Error(), "policy 0123456789ab: not a Q-table file") {
-		t.Fatalf("error %v", err)
-	}
-}

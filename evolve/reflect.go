@@ -8,6 +8,8 @@ import (
 
 	"policyevolve/critic"
 	"policyevolve/envs"
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/timing"
 	"policyevolve/store"
 )
 
@@ -67,7 +69,7 @@ func (a *Arena) Reflect(ctx context.Context, id string, c critic.Critic, run str
 	if err != nil {
 		return nil, nil, err
 	}
-	done := a.Profile.start(Planning)
+	done := a.Profile.Start(timing.Planning)
 	rep, err := c.Critique(ctx, d, source)
 	done()
 	if err != nil {
@@ -96,15 +98,13 @@ func (a *Arena) record(ctx context.Context, id string, seed uint64) (*envs.Traje
 	opt := envs.Options{Seed: seed, Record: true}
 	var res *envs.Result
 	a.episodes.Add(1)
-	if a.Profile != nil {
-		a.Profile.episodes.Add(1)
-	}
-	defer a.Profile.start(Playing)()
+	a.Profile.Episode()
+	defer a.Profile.Start(timing.Playing)()
 	if prog != nil {
 		res, err = prog.SelfPlay(ctx, cfg, opt)
 	} else {
 		var act envs.Actor
-		if act, err = builtinActor(p); err != nil {
+		if act, err = episode.BuiltinActor(p); err != nil {
 			return nil, "", err
 		}
 		env, err2 := envs.New(cfg)
@@ -117,7 +117,7 @@ func (a *Arena) record(ctx context.Context, id string, seed uint64) (*envs.Traje
 		}
 		res, err = envs.Run(ctx, env, []envs.Seat{{Actor: act, Agents: all}}, opt)
 	}
-	if err != nil && !policyFailure(err) {
+	if err != nil && !episode.PolicyFailure(err) {
 		return nil, "", err
 	}
 	src := p.Source

@@ -6,6 +6,7 @@ import (
 
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/evolve/episode"
 	"policyevolve/store"
 )
 
@@ -36,7 +37,7 @@ func Transfer(ctx context.Context, game ssd.Game, maps []string, agents, steps i
 		all[i] = i
 	}
 	for _, spec := range maps {
-		env, err := ResolveEnv(game.String(), spec, agents, steps)
+		env, err := episode.ResolveEnv(game.String(), spec, agents, steps)
 		if err != nil {
 			return nil, fmt.Errorf("transfer: %w", err)
 		}
@@ -48,7 +49,7 @@ func Transfer(ctx context.Context, game ssd.Game, maps []string, agents, steps i
 		for _, seed := range seeds {
 			res, err := envs.Run(ctx, e, []envs.Seat{{Actor: actor, Agents: all}}, envs.Options{Seed: seed, Verify: true})
 			if err != nil {
-				if !policyFailure(err) {
+				if !episode.PolicyFailure(err) {
 					return nil, fmt.Errorf("transfer: map %s, seed %d: %w", spec, seed, err)
 				}
 				row.Failed = append(row.Failed, fmt.Sprintf("seed %d: %v", seed, err))

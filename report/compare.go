@@ -12,6 +12,7 @@ import (
 
 	"policyevolve/elo"
 	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/store"
 )
 
@@ -208,7 +209,7 @@ func loadComparison(tx *store.Tx, id string) (*Comparison, error) {
 		c.Rows = append(c.Rows, row)
 	}
 	for _, name := range compareBaselines {
-		c.Rows = append(c.Rows, CompareRow{Method: name, Champions: []string{store.SourceID(evolve.BuiltinSource(name))}})
+		c.Rows = append(c.Rows, CompareRow{Method: name, Champions: []string{store.SourceID(episode.BuiltinSource(name))}})
 	}
 	for k := range c.Rows {
 		row := &c.Rows[k]

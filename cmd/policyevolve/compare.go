@@ -18,6 +18,7 @@ import (
 	"policyevolve/baselines/qlearn"
 	"policyevolve/envs/ssd"
 	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -272,7 +273,7 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	}
 	for _, m := range o.transferMaps {
 		// Checked now, not after hours of runs.
-		if _, err := evolve.ResolveEnv(o.game, m, env.Config.Agents, env.Config.MaxSteps); err != nil {
+		if _, err := episode.ResolveEnv(o.game, m, env.Config.Agents, env.Config.MaxSteps); err != nil {
 			return usagef("--transfer-map: %v", err)
 		}
 		o.transfer = true
@@ -558,7 +559,7 @@ type qlearnConfig struct {
 // qlearnRun returns the training of the Q-learner on env from seed for
 // episodes: found in the store, or trained now (and stored with its
 // training time) — once per environment, seed and length.
-func qlearnRun(ctx context.Context, s *store.Store, env evolve.Env, seed uint64, episodes int, stderr io.Writer) (*store.Run, error) {
+func qlearnRun(ctx context.Context, s *store.Store, env episode.Env, seed uint64, episodes int, stderr io.Writer) (*store.Run, error) {
 	cfg := qlearnConfig{Mode: "qlearn", Game: env.Config.Game, Map: env.Config.Map, Agents: env.Config.Agents,
 		Steps: env.Config.MaxSteps, Seed: seed, Iterations: episodes}
 	raw, err := json.Marshal(cfg)
@@ -588,7 +589,7 @@ func qlearnRun(ctx context.Context, s *store.Store, env evolve.Env, seed uint64,
 		return nil, fmt.Errorf("qlearn: %w", err)
 	}
 	took := time.Since(start).Seconds()
-	p, err := evolve.QLearnPolicy(tab, fmt.Sprintf("qlearn-%s-seed%d-%dep", env.Config.Key(), seed, episodes))
+	p, err := episode.QLearnPolicy(tab, fmt.Sprintf("qlearn-%s-seed%d-%dep", env.Config.Key(), seed, episodes))
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/llm"
 	"policyevolve/store"
 )
@@ -80,7 +81,7 @@ func TestCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if table.Builtin != evolve.QLearnBuiltin {
+	if table.Builtin != episode.QLearnBuiltin {
 		t.Errorf("the qlearn champion is %+v", table)
 	}
 	modes := map[string]int{}

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"policyevolve/critic"
-	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/store"
 )
 
@@ -92,7 +92,7 @@ func TestCritiqueStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	coop := &store.Policy{Source: evolve.BuiltinSource("coop"), Builtin: "coop"}
+	coop := &store.Policy{Source: episode.BuiltinSource("coop"), Builtin: "coop"}
 	exploit := &store.Policy{Source: string(src)}
 	if err := s.Update(func(tx *store.Tx) error {
 		for _, p := range []*store.Policy{coop, exploit} {

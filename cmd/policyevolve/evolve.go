@@ -13,6 +13,8 @@ import (
 
 	"policyevolve/critic"
 	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/timing"
 	"policyevolve/store"
 )
 
@@ -254,14 +256,14 @@ func storeFlag(o storeOptions) string {
 // printRunSummary prints how a run ended: its champion with its metrics,
 // where this process's time went (prof, when known), and the commands to
 // look further.
-func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *evolve.ProfileTotals, asJSON bool, storeArg string) error {
+func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.Totals, asJSON bool, storeArg string) error {
 	var ev *store.Evaluation
 	var cfg evolve.JobConfig
 	if err := json.Unmarshal(run.Config, &cfg); err != nil {
 		return err
 	}
 	if run.Champion != "" {
-		env, err := evolve.ResolveEnv(cfg.Game, cfg.Map, cfg.Agents, cfg.Steps)
+		env, err := episode.ResolveEnv(cfg.Game, cfg.Map, cfg.Agents, cfg.Steps)
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/llm"
 	"policyevolve/store"
 )
@@ -141,7 +142,7 @@ func TestEvolveOfflineImproves(t *testing.T) {
 			baseElo, baseEff := 0.0, -1e9
 			for _, l := range pools {
 				for _, m := range l.Members {
-					if slices.Contains(evolve.Baselines, m.Name) {
+					if slices.Contains(episode.Baselines, m.Name) {
 						baseElo, baseEff = max(baseElo, m.Elo), max(baseEff, m.Efficiency)
 					}
 				}

@@ -14,6 +14,7 @@ import (
 	"policyevolve/baselines/qlearn"
 	"policyevolve/envs/ssd"
 	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -94,9 +95,9 @@ to the store. Runs with a pool of their own (compare's) are listed with
 		if g == "" {
 			g = "gathering"
 		}
-		key, err := evolve.MapKey(g, mapArg)
+		key, err := episode.MapKey(g, mapArg)
 		if err != nil && game == "" {
-			key, err = evolve.MapKey("cleanup", mapArg)
+			key, err = episode.MapKey("cleanup", mapArg)
 		}
 		if err != nil {
 			return usagef("--map: %v", err)
@@ -289,7 +290,7 @@ metrics, and every match it played.`, stdout)
 			}
 			fmt.Fprintln(stdout, line)
 		}
-		if p.Builtin == evolve.QLearnBuiltin {
+		if p.Builtin == episode.QLearnBuiltin {
 			fmt.Fprintln(stdout, "source:   "+describeQTable(p))
 			return nil
 		}

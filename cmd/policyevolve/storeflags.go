@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/store"
 )
 
@@ -72,8 +72,8 @@ func (o *envOptions) register(fs *flagSet) {
 	fs.IntVar(&o.steps, "steps", 1000, "steps per episode")
 }
 
-func (o *envOptions) resolve() (evolve.Env, error) {
-	e, err := evolve.ResolveEnv(o.game, o.mapArg, o.agents, o.steps)
+func (o *envOptions) resolve() (episode.Env, error) {
+	e, err := episode.ResolveEnv(o.game, o.mapArg, o.agents, o.steps)
 	if err != nil {
 		return e, usagef("%v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
 	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 )
 
 // transferOptions are the flags of "transfer".
@@ -71,7 +72,7 @@ func runTransfer(ctx context.Context, o transferOptions, stdout, stderr io.Write
 	}
 	maps := evolve.TransferMaps(game, o.extra)
 	for _, m := range o.extra {
-		if _, err := evolve.ResolveEnv(o.game, m, env.Config.Agents, env.Config.MaxSteps); err != nil {
+		if _, err := episode.ResolveEnv(o.game, m, env.Config.Agents, env.Config.MaxSteps); err != nil {
 			return usagef("--transfer-map: %v", err)
 		}
 	}

@@ -1,4 +1,4 @@
-package evolve
+package episode
 
 import (
 	"errors"
@@ -10,13 +10,13 @@ import (
 	"policyevolve/sandbox"
 )
 
-// EpisodeResult is an episode's result as it travels between machines:
-// what the Arena reads of an *envs.Result (steps, returns, metrics), and
-// the failure, if any, in a form that the receiving side turns back into
-// an error the Arena treats exactly as the local one (NewEpisodeResult,
-// then Result). Floats survive JSON exactly, so a remote episode's record
-// is bit for bit the local one's.
-type EpisodeResult struct {
+// Result is an episode's result as it travels between machines: what the
+// arena reads of an *envs.Result (steps, returns, metrics), and the
+// failure, if any, in a form that the receiving side turns back into an
+// error the arena treats exactly as the local one (NewResult, then
+// Played). Floats survive JSON exactly, so a remote episode's record is
+// bit for bit the local one's.
+type Result struct {
 	Job     string       `json:"job"` // the Episode's ID
 	Steps   int          `json:"steps"`
 	Returns []float64    `json:"returns"`
@@ -37,7 +37,7 @@ type Failure struct {
 	Actor  bool  `json:"actor,omitempty"`
 }
 
-// failureKinds are the kinds a Failure can name: those the Arena branches
+// failureKinds are the kinds a Failure can name: those the arena branches
 // on, and the rest of the sandbox's, for the reader of errors.Is.
 var failureKinds = []error{
 	sandbox.ErrInvalid, sandbox.ErrTimeout, sandbox.ErrCost, sandbox.ErrCPUBudget, sandbox.ErrPanic,
@@ -45,14 +45,14 @@ var failureKinds = []error{
 	sandbox.ErrNondeterministic, envs.ErrNoAction, envs.ErrTampered, ErrJobFailed,
 }
 
-// NewEpisodeResult describes what Play returned for the episode id. A
-// policy's failure becomes the Failure; any other error (the system's) is
-// returned as is, for the caller to retry or give up.
-func NewEpisodeResult(id string, res *envs.Result, err error) (*EpisodeResult, error) {
-	if err != nil && !policyFailure(err) {
+// NewResult describes what Play returned for the episode id. A policy's
+// failure becomes the Failure; any other error (the system's) is returned
+// as is, for the caller to retry or give up.
+func NewResult(id string, res *envs.Result, err error) (*Result, error) {
+	if err != nil && !PolicyFailure(err) {
 		return nil, err
 	}
-	out := &EpisodeResult{Job: id}
+	out := &Result{Job: id}
 	if res != nil {
 		out.Steps, out.Returns, out.Metrics = res.Steps, res.Returns, res.Metrics
 	}
@@ -64,8 +64,8 @@ func NewEpisodeResult(id string, res *envs.Result, err error) (*EpisodeResult, e
 
 // JobFailed is the result of an episode that could not be played: every
 // attempt failed (why says how).
-func JobFailed(id, why string) *EpisodeResult {
-	return &EpisodeResult{Job: id, Failure: &Failure{Message: why, Kinds: []string{ErrJobFailed.Error()}, Step: -1}}
+func JobFailed(id, why string) *Result {
+	return &Result{Job: id, Failure: &Failure{Message: why, Kinds: []string{ErrJobFailed.Error()}, Step: -1}}
 }
 
 func failureOf(err error) *Failure {
@@ -82,11 +82,11 @@ func failureOf(err error) *Failure {
 	return f
 }
 
-// Result turns the EpisodeResult back into what Play returns: the Result
+// Played turns the Result back into what Play returns: the *envs.Result
 // (with the steps completed) and, for a failure, an error with the
 // failure's text that matches its kinds and, for an actor's, is an
 // *envs.ActorError.
-func (o *EpisodeResult) Result() (*envs.Result, error) {
+func (o *Result) Played() (*envs.Result, error) {
 	res := &envs.Result{Steps: o.Steps, Returns: o.Returns, Metrics: o.Metrics}
 	if o.Failure == nil {
 		return res, nil
@@ -140,7 +140,7 @@ func (e *failureError) As(target any) bool {
 // them unless it failed), finite values within what the game's rewards
 // allow, and a failing actor's agents among the episode's. A result from
 // another machine is untrusted input.
-func (o *EpisodeResult) Check(ep *Episode) error {
+func (o *Result) Check(ep *Episode) error {
 	n, T := ep.Env.Agents, ep.Env.MaxSteps
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("result of episode %.12s: %s", o.Job, fmt.Sprintf(format, args...))

@@ -1,7 +1,6 @@
-package evolve
+package episode
 
 import (
-	"context"
 	"fmt"
 	"sync"
 
@@ -16,9 +15,16 @@ import (
 // greedily, as trusted data.
 const QLearnBuiltin = "qlearn"
 
-// builtinActor returns the in-process actor of a stored built-in: a named
+// Baselines are the built-in policies every global pool starts with.
+var Baselines = []string{"bfs", "exploit", "coop", "random"}
+
+// BuiltinSource is the stored "source" of a built-in baseline: a marker,
+// not Go; built-ins run in-process, as trusted code.
+func BuiltinSource(name string) string { return "// policyevolve built-in policy: " + name + "\n" }
+
+// BuiltinActor returns the in-process actor of a stored built-in: a named
 // policy of envs, or a Q-table.
-func builtinActor(p *store.Policy) (envs.Actor, error) {
+func BuiltinActor(p *store.Policy) (envs.Actor, error) {
 	if p.Builtin == QLearnBuiltin {
 		t, err := storedTable(p)
 		if err != nil {
@@ -61,21 +67,4 @@ func QLearnPolicy(t *qlearn.Table, name string) (*store.Policy, error) {
 	}
 	return &store.Policy{Source: string(data), Name: name, Builtin: QLearnBuiltin,
 		Origin: store.Origin{Operator: "import", Planner: "qlearn"}}, nil
-}
-
-// ImportQTable admits a trained Q-table into the global pool as a
-// baseline member, as Import does for a source (stored, evaluated in
-// self-play, rated against opponents drawn with rngSeed, pool trimmed) but
-// without the sandbox: a table is data. It must be a table of the
-// arena's game.
-func (a *Arena) ImportQTable(ctx context.Context, t *qlearn.Table, name string, rngSeed uint64) (*ImportReport, error) {
-	a.defaults()
-	if game := t.Game.String(); game != a.Env.Config.Game {
-		return nil, fmt.Errorf("the Q-table was trained on %s; the pool %s is a %s pool", game, a.GlobalPool(), a.Env.Config.Game)
-	}
-	p, err := QLearnPolicy(t, name)
-	if err != nil {
-		return nil, err
-	}
-	return a.admit(ctx, p, "baseline", rngSeed)
 }

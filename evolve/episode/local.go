@@ -1,4 +1,4 @@
-package evolve
+package episode
 
 import (
 	"container/list"
@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"policyevolve/envs"
+	"policyevolve/evolve/timing"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -15,7 +16,7 @@ import (
 // Local plays episodes on this machine: each source policy compiled once
 // (by id) in the Sandbox and played in its confined, reused workers — a
 // self-play episode inside the worker and replayed here, a mixed one step
-// by step — and built-ins in-process. It is the Arena's executor unless
+// by step — and built-ins in-process. It is the arena's executor unless
 // another is set, and what a remote evaluation worker runs.
 //
 // The zero value works once Sandbox is set (without one, only built-ins
@@ -30,7 +31,7 @@ type Local struct {
 	// played dropped first (0: keep all; a long-lived worker sets it).
 	MaxPrograms int
 	// Profile, when set, adds up the time spent compiling and playing.
-	Profile *Profile
+	Profile *timing.Profile
 
 	once   sync.Once
 	slots  chan struct{} // one per episode in play
@@ -71,7 +72,7 @@ func (l *Local) Play(ctx context.Context, ep *Episode) (*envs.Result, error) {
 	progs := make([]*sandbox.Program, len(ep.Policies))
 	for k := range ep.Policies {
 		var err error
-		if progs[k], err = l.program(ctx, &ep.Policies[k], ep.Limits); err != nil {
+		if progs[k], err = l.Compile(ctx, &ep.Policies[k], ep.Limits); err != nil {
 			return nil, err
 		}
 	}
@@ -79,10 +80,8 @@ func (l *Local) Play(ctx context.Context, ep *Episode) (*envs.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l.Profile != nil {
-		l.Profile.episodes.Add(1)
-		defer l.Profile.start(Playing)()
-	}
+	l.Profile.Episode()
+	defer l.Profile.Start(timing.Playing)()
 	if len(progs) == 1 && progs[0] != nil {
 		return progs[0].SelfPlay(ctx, cfg, envs.Options{Seed: ep.Seed})
 	}
@@ -97,7 +96,7 @@ func (l *Local) Play(ctx context.Context, ep *Episode) (*envs.Result, error) {
 			continue
 		}
 		p := &ep.Policies[k]
-		if seats[k].Actor, err = builtinActor(&store.Policy{ID: p.ID, Source: p.Source, Builtin: p.Builtin}); err != nil {
+		if seats[k].Actor, err = BuiltinActor(&store.Policy{ID: p.ID, Source: p.Source, Builtin: p.Builtin}); err != nil {
 			return nil, err
 		}
 	}
@@ -113,10 +112,10 @@ func (l *Local) Play(ctx context.Context, ep *Episode) (*envs.Result, error) {
 	return envs.Run(ctx, env, used, envs.Options{Seed: ep.Seed, Verify: true})
 }
 
-// program returns a source policy's compiled Program (nil for a
+// Compile returns a source policy's compiled Program (nil for a
 // built-in), compiled once while it is kept. The sandbox must have the
 // limits the episode asks for.
-func (l *Local) program(ctx context.Context, p *EpisodePolicy, want Limits) (*sandbox.Program, error) {
+func (l *Local) Compile(ctx context.Context, p *Policy, want Limits) (*sandbox.Program, error) {
 	l.once.Do(l.init)
 	if p.Builtin != "" {
 		return nil, nil
@@ -134,7 +133,7 @@ func (l *Local) program(ctx context.Context, p *EpisodePolicy, want Limits) (*sa
 		return e.Value.(*compiled).prog, nil
 	}
 	l.mu.Unlock()
-	done := l.Profile.start(Compiling)
+	done := l.Profile.Start(timing.Compiling)
 	prog, err := l.Sandbox.Compile(ctx, []byte(p.Source))
 	done()
 	if err != nil {

@@ -1,4 +1,4 @@
-package evolve
+package episode
 
 import (
 	"context"
@@ -15,16 +15,17 @@ import (
 	"policyevolve/store"
 )
 
-// Executor plays episodes: the Arena's one way to have an episode played.
+// Executor plays episodes: the arena's one way to have an episode played.
 // The default plays it on this machine (Local); another may play it
 // elsewhere (package distrib sends it to workers over NATS JetStream).
 //
 // Play is called concurrently and must be a pure function of the Episode:
-// the same Episode gives the same Result, wherever it is played. Its
-// errors are those Local.Play gives: a policy's failure is recognised by
-// the Arena (an *envs.ActorError naming the failing agents, or an error
-// matching sandbox's or envs' failure kinds, or ErrJobFailed) and
-// recorded; any other error is the system's and stops the caller.
+// the same Episode gives the same result, wherever it is played. Its
+// errors are those Local.Play gives: a policy's failure (PolicyFailure
+// recognises it: an *envs.ActorError naming the failing agents, an error
+// matching sandbox's or envs' failure kinds, or ErrJobFailed) is a result
+// the caller records; any other error is the system's and stops the
+// caller.
 type Executor interface {
 	Play(ctx context.Context, ep *Episode) (*envs.Result, error)
 }
@@ -44,27 +45,35 @@ var ErrJobFailed = errors.New("episode job failed")
 // before playing it (the policies' sources are validated by the sandbox
 // when they are compiled, as locally).
 type Episode struct {
-	Env      EpisodeEnv      `json:"env"`
-	Policies []EpisodePolicy `json:"policies"`
+	Env      EnvSpec  `json:"env"`
+	Policies []Policy `json:"policies"`
 	// Side[i] is the index in Policies of the policy that plays agent i.
 	Side   []int  `json:"side"`
 	Seed   uint64 `json:"seed"`
 	Limits Limits `json:"limits"`
 
-	m *envs.Map // the parsed map, when the Arena knows it
+	m *envs.Map // the parsed map, when the caller knows it (New)
 }
 
-// EpisodeEnv is an episode's environment: its store key and the map's
+// New describes the episode in which agent i is played by
+// policies[side[i]] on env, on seed, under limits. The Episode keeps
+// env's parsed map, so that playing it here does not parse it again.
+func New(env Env, policies []Policy, side []int, seed uint64, limits Limits) *Episode {
+	return &Episode{Env: EnvSpec{EnvConfig: env.Config, MapText: env.Map.Text}, Policies: policies, Side: side,
+		Seed: seed, Limits: limits, m: env.Map}
+}
+
+// EnvSpec is an episode's environment: its store key and the map's
 // text (a map file is known to the store only by a hash of its text).
-type EpisodeEnv struct {
+type EnvSpec struct {
 	store.EnvConfig
 	MapText string `json:"map_text"`
 }
 
-// EpisodePolicy is a policy of an episode, as stored: its source (whose
+// Policy is a policy of an episode, as stored: its source (whose
 // hash is ID) and, for a built-in, its name (its source is then a marker,
 // or a Q-table's file).
-type EpisodePolicy struct {
+type Policy struct {
 	ID      string `json:"id"`
 	Builtin string `json:"builtin,omitempty"`
 	Source  string `json:"source,omitempty"`
@@ -162,7 +171,7 @@ func (e *Episode) Validate() error {
 }
 
 // config is the episode's environment configuration, the map parsed (or
-// the one the Arena gave).
+// the one New was given).
 func (e *Episode) config() (envs.Config, error) {
 	m := e.m
 	if m == nil {
@@ -177,25 +186,7 @@ func (e *Episode) config() (envs.Config, error) {
 	return envs.Config{Map: m, Agents: e.Env.Agents, MaxSteps: e.Env.MaxSteps}, nil
 }
 
-// episode describes the episode in which agent i is played by
-// ids[side[i]], on seed, loading the policies from the store.
-func (a *Arena) episode(ids []string, side []int, seed uint64) (*Episode, error) {
-	ep := &Episode{Env: EpisodeEnv{EnvConfig: a.Env.Config, MapText: a.Env.Map.Text}, Side: side, Seed: seed,
-		Limits: LimitsOf(a.Sandbox), m: a.Env.Map}
-	err := a.Store.View(func(tx *store.Tx) error {
-		for _, id := range ids {
-			p, err := tx.Policy(id)
-			if err != nil {
-				return err
-			}
-			ep.Policies = append(ep.Policies, episodePolicy(p))
-		}
-		return nil
-	})
-	return ep, err
-}
-
-// episodePolicy is how an episode carries a stored policy.
-func episodePolicy(p *store.Policy) EpisodePolicy {
-	return EpisodePolicy{ID: p.ID, Builtin: p.Builtin, Source: p.Source}
+// PolicyOf is how an episode carries a stored policy.
+func PolicyOf(p *store.Policy) Policy {
+	return Policy{ID: p.ID, Builtin: p.Builtin, Source: p.Source}
 }

@@ -1,4 +1,4 @@
-package evolve
+package timing
 
 import (
 	"encoding/json"
@@ -14,18 +14,18 @@ type Activity int
 
 // The activities a Profile tells apart.
 const (
-	Planning  Activity = iota // planner and critic calls (an LLM's answer, the grammar's search)
-	Checking                  // admission: validation, compilation and the smoke test of a proposal
-	Compiling                 // building a stored policy's worker to play it
-	Playing                   // episodes: self-play evaluations, matches, recorded trajectories
-	Storing                   // store transactions
-	activities
+	Planning      Activity = iota // planner and critic calls (an LLM's answer, the grammar's search)
+	Checking                      // admission: validation, compilation and the smoke test of a proposal
+	Compiling                     // building a stored policy's worker to play it
+	Playing                       // episodes: self-play evaluations, matches, recorded trajectories
+	Storing                       // store transactions
+	NumActivities                 // how many activities there are
 )
 
-var activityNames = [activities]string{"planning", "checking", "compiling", "playing", "storing"}
+var activityNames = [NumActivities]string{"planning", "checking", "compiling", "playing", "storing"}
 
 func (a Activity) String() string {
-	if a < 0 || a >= activities {
+	if a < 0 || a >= NumActivities {
 		return fmt.Sprintf("activity(%d)", int(a))
 	}
 	return activityNames[a]
@@ -39,7 +39,7 @@ func (a Activity) String() string {
 // Storing is read from the store's own clock (store.Store.Busy), counted
 // from the moment the Profile is made by NewProfile.
 type Profile struct {
-	busy     [activities]atomic.Int64 // nanoseconds
+	busy     [NumActivities]atomic.Int64 // nanoseconds
 	episodes atomic.Int64
 	store    *store.Store
 	stored0  time.Duration
@@ -55,9 +55,9 @@ func NewProfile(st *store.Store) *Profile {
 	return p
 }
 
-// start begins timing an activity; call the returned function when it
-// ends.
-func (p *Profile) start(a Activity) func() {
+// Start begins timing an activity; call the returned function when it
+// ends. On a nil Profile it times nothing.
+func (p *Profile) Start(a Activity) func() {
 	if p == nil {
 		return func() {}
 	}
@@ -65,20 +65,20 @@ func (p *Profile) start(a Activity) func() {
 	return func() { p.busy[a].Add(int64(time.Since(t))) }
 }
 
-// add records d on activity a.
-func (p *Profile) add(a Activity, d time.Duration) {
+// Episode counts one episode played. On a nil Profile it counts nothing.
+func (p *Profile) Episode() {
 	if p != nil {
-		p.busy[a].Add(int64(d))
+		p.episodes.Add(1)
 	}
 }
 
 // Snapshot returns the totals so far.
-func (p *Profile) Snapshot() ProfileTotals {
-	var t ProfileTotals
+func (p *Profile) Snapshot() Totals {
+	var t Totals
 	if p == nil {
 		return t
 	}
-	for a := range activities {
+	for a := range NumActivities {
 		t.Busy[a] = time.Duration(p.busy[a].Load())
 	}
 	t.Episodes = int(p.episodes.Load())
@@ -88,23 +88,23 @@ func (p *Profile) Snapshot() ProfileTotals {
 	return t
 }
 
-// ProfileTotals are a Profile's sums at one moment.
-type ProfileTotals struct {
-	Busy     [activities]time.Duration
+// Totals are a Profile's sums at one moment.
+type Totals struct {
+	Busy     [NumActivities]time.Duration
 	Episodes int
 }
 
 // Sub returns t minus an earlier snapshot u.
-func (t ProfileTotals) Sub(u ProfileTotals) ProfileTotals {
-	for a := range activities {
+func (t Totals) Sub(u Totals) Totals {
+	for a := range NumActivities {
 		t.Busy[a] -= u.Busy[a]
 	}
 	t.Episodes -= u.Episodes
 	return t
 }
 
-// Total is the sum over activities.
-func (t ProfileTotals) Total() time.Duration {
+// Total is the sum over NumActivities.
+func (t Totals) Total() time.Duration {
 	var s time.Duration
 	for _, d := range t.Busy {
 		s += d
@@ -113,7 +113,7 @@ func (t ProfileTotals) Total() time.Duration {
 }
 
 // Share is activity a's fraction of Total (0 when nothing was timed).
-func (t ProfileTotals) Share(a Activity) float64 {
+func (t Totals) Share(a Activity) float64 {
 	if tot := t.Total(); tot > 0 {
 		return float64(t.Busy[a]) / float64(tot)
 	}
@@ -121,9 +121,9 @@ func (t ProfileTotals) Share(a Activity) float64 {
 }
 
 // String reads "planning 1.2s (10%), checking …, 40 episodes".
-func (t ProfileTotals) String() string {
+func (t Totals) String() string {
 	s := ""
-	for a := range activities {
+	for a := range NumActivities {
 		s += fmt.Sprintf("%s %s (%.0f%%), ", a, t.Busy[a].Round(time.Millisecond), 100*t.Share(a))
 	}
 	return s + fmt.Sprintf("%d episodes", t.Episodes)
@@ -131,22 +131,22 @@ func (t ProfileTotals) String() string {
 
 // MarshalJSON writes seconds per activity and the episodes:
 // {"planning_s": 1.5, …, "episodes": 40}.
-func (t ProfileTotals) MarshalJSON() ([]byte, error) {
+func (t Totals) MarshalJSON() ([]byte, error) {
 	m := map[string]any{"episodes": t.Episodes}
-	for a := range activities {
+	for a := range NumActivities {
 		m[a.String()+"_s"] = t.Busy[a].Seconds()
 	}
 	return json.Marshal(m)
 }
 
 // UnmarshalJSON reads what MarshalJSON writes; unknown keys are ignored.
-func (t *ProfileTotals) UnmarshalJSON(b []byte) error {
+func (t *Totals) UnmarshalJSON(b []byte) error {
 	var m map[string]float64
 	if err := json.Unmarshal(b, &m); err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
-	*t = ProfileTotals{Episodes: int(m["episodes"])}
-	for a := range activities {
+	*t = Totals{Episodes: int(m["episodes"])}
+	for a := range NumActivities {
 		t.Busy[a] = time.Duration(m[a.String()+"_s"] * float64(time.Second))
 	}
 	return nil
