@@ -16,6 +16,7 @@ import (
 	"policyevolve/envs"
 	"policyevolve/evolve"
 	"policyevolve/evolve/episode"
+	"policyevolve/evolve/planner"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -82,9 +83,9 @@ func digest(t *testing.T, s *store.Store, run *store.Run, env episode.Env) strin
 // bit for bit, as the same run (same seed) played locally.
 func TestRemoteRunIsTheLocalRun(t *testing.T) {
 	cfg := evolve.JobConfig{Mode: evolve.ModePopulation, Game: "gathering", Map: "small", Agents: 4, Steps: 100, Seed: 7,
-		EvalSeeds: []uint64{0, 1}, Iterations: 1, Candidates: 2, LocalRounds: 1, Workers: 2}
-	planner := func(spec, run string) (evolve.Planner, error) {
-		return &evolve.GrammarPlanner{PopSize: 4, Generations: 1}, nil
+		EvalSeeds: []uint64{0, 1}, Iterations: 1, Candidates: 2, LocalRounds: evolve.On(1), Workers: 2}
+	pl := func(spec, run string) (planner.Planner, error) {
+		return &planner.GrammarPlanner{PopSize: 4, Generations: 1}, nil
 	}
 	env, err := episode.ResolveEnv(cfg.Game, cfg.Map, cfg.Agents, cfg.Steps)
 	if err != nil {
@@ -94,7 +95,7 @@ func TestRemoteRunIsTheLocalRun(t *testing.T) {
 	var remote *Remote
 	for _, distributed := range []bool{false, true} {
 		s := openStore(t)
-		job := &evolve.Job{Config: cfg, Store: s, Sandbox: newSandbox(t), Planner: planner}
+		job := &evolve.Job{Config: cfg, Store: s, Sandbox: newSandbox(t), Planner: pl}
 		if distributed {
 			srv := startServer(t)
 			startWorker(t, srv.url(), "w1", 1)

@@ -6,14 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"policyevolve/critic"
-	"policyevolve/envs/ssd"
+	"policyevolve/evolve/arena"
 	"policyevolve/evolve/episode"
+	"policyevolve/evolve/planner"
+	"policyevolve/evolve/search"
 	"policyevolve/evolve/timing"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -36,7 +37,7 @@ type Job struct {
 	Sandbox *sandbox.Sandbox
 	// Planner returns the planner a spec of Config.Planners names, for
 	// the run (whose id scopes its LLM ledger).
-	Planner func(spec, run string) (Planner, error)
+	Planner func(spec, run string) (planner.Planner, error)
 	// Critic returns the critic that writes reflections for the run (nil,
 	// or a nil Critic: the analytic critic).
 	Critic func(run string) (critic.Critic, error)
@@ -51,9 +52,9 @@ type Job struct {
 	RunID string
 
 	env      episode.Env
-	arena    *Arena
+	arena    *arena.Arena
 	critic   critic.Critic
-	planners map[string]Planner
+	planners map[string]planner.Planner
 	dedupe   *dedupe
 	mu       sync.Mutex // guards run and started: candidates are proposed concurrently
 	run      *store.Run
@@ -66,13 +67,6 @@ type Job struct {
 // Profile returns where the job's time has gone so far (zero before Run).
 func (j *Job) Profile() timing.Totals { return j.profile.Snapshot() }
 
-// StopInterrupted is the StopReason of a run stopped by Stop.
-const StopInterrupted = "interrupted"
-
-// Stop asks the job to stop at the next safe point (between candidates
-// and phases). It may be called from any goroutine.
-func (j *Job) Stop() { j.stop.Store(true) }
-
 // ErrRunDone: the run to resume has finished already.
 var ErrRunDone = errors.New("the run is done")
 
@@ -84,16 +78,36 @@ func (j *Job) Run(ctx context.Context) (*store.Run, error) {
 		return nil, err
 	}
 	defer j.arena.Close()
-	var err error
-	switch j.Config.Mode {
-	case ModeChain:
-		err = j.chain(ctx)
-	case ModeGEPA:
-		err = j.gepa(ctx)
-	default:
-		err = j.population(ctx)
+	mode, err := j.mode()
+	if err == nil {
+		err = j.iterate(ctx, mode)
 	}
 	return j.finish(err)
+}
+
+// iterate drives the mode through the run's iterations, from the first
+// not done, until the last is closed or the run is to stop.
+func (j *Job) iterate(ctx context.Context, mode search.Mode) error {
+	for i := j.run.Iterations; i < mode.Iterations(); i++ {
+		it, err := j.beginIteration(i)
+		if err != nil || it == nil {
+			return err
+		}
+		if ok, err := mode.Plan(ctx, it); err != nil || !ok {
+			return err
+		}
+		j.emit(Event{Kind: EventIteration, Iteration: i})
+		if ok, err := mode.Play(ctx, it); err != nil || !ok {
+			return err
+		}
+		if err := j.closeIteration(ctx, it, mode); err != nil {
+			return err
+		}
+		if j.stopping() {
+			return nil // a budget ran out during the iteration
+		}
+	}
+	return nil
 }
 
 // open creates or loads the run and prepares the job's parts.
@@ -131,7 +145,7 @@ func (j *Job) open(ctx context.Context) error {
 	}
 	j.env = env
 	j.profile = timing.NewProfile(j.Store)
-	j.arena = &Arena{Profile: j.profile, Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
+	j.arena = &arena.Arena{Profile: j.profile, Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
 		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Workers: j.Config.Workers, Log: j.Log,
 		Executor: j.Executor}
 	if j.dedupe, err = loadDedupe(j.Store, j.RunID, j.arena.GlobalPool()); err != nil {
@@ -153,7 +167,7 @@ func (j *Job) open(ctx context.Context) error {
 		}
 		j.RunID = j.run.ID
 	} else {
-		j.run.Status, j.run.StopReason, j.run.Error = store.StatusRunning, "", ""
+		j.run.Status, j.run.StopReason, j.run.Stop, j.run.Error = store.StatusRunning, "", "", ""
 		if err := j.saveRun(); err != nil {
 			return err
 		}
@@ -184,7 +198,7 @@ func (j *Job) parts() error {
 			j.critic = c
 		}
 	}
-	j.planners = map[string]Planner{}
+	j.planners = map[string]planner.Planner{}
 	for _, spec := range j.Config.Planners {
 		if j.Planner == nil {
 			return errors.New("job: no way to build planners")
@@ -202,12 +216,12 @@ func (j *Job) parts() error {
 func (j *Job) finish(err error) (*store.Run, error) {
 	r := j.run
 	switch {
-	case err == nil && r.StopReason == "":
+	case err == nil && r.Stop == "":
 		r.Status = store.StatusDone
 	case err == nil:
 		r.Status = store.StatusStopped
 	case errors.Is(err, context.Canceled):
-		r.Status, r.StopReason = store.StatusStopped, "abandoned (cancelled mid-step)"
+		r.Status, r.Stop, r.StopReason = store.StatusStopped, store.StopAbandoned, "abandoned (cancelled mid-step)"
 	default:
 		r.Status, r.Error = store.StatusFailed, err.Error()
 	}
@@ -268,68 +282,6 @@ func (j *Job) tally(tx *store.Tx) error {
 	return nil
 }
 
-// budgetReached says whether a budget forbids another planner call, and
-// which. The caller holds j.mu (or is the only goroutine).
-func (j *Job) budgetReached() string {
-	c, u := j.Config, j.run.Usage
-	switch {
-	case c.MaxPlannerCalls > 0 && u.Proposals >= c.MaxPlannerCalls:
-		return fmt.Sprintf("planner-call %s (%d)", budgetReached, c.MaxPlannerCalls)
-	case c.MaxCost > 0 && u.Cost >= c.MaxCost:
-		return fmt.Sprintf("cost %s ($%.2f)", budgetReached, c.MaxCost)
-	case c.MaxTokens > 0 && u.InputTokens+u.OutputTokens >= c.MaxTokens:
-		return fmt.Sprintf("token %s (%d)", budgetReached, c.MaxTokens)
-	case c.MaxTime > 0 && time.Duration((u.WallSeconds+time.Since(j.started).Seconds())*float64(time.Second)) >= c.MaxTime:
-		return fmt.Sprintf("time %s (%v)", budgetReached, c.MaxTime)
-	}
-	return ""
-}
-
-// budgetReached is in every stop reason of a budget.
-const budgetReached = "budget reached"
-
-// StoppedByBudget reports whether a run ended because one of its budgets
-// was reached: resuming it with the same budgets would do nothing more.
-func StoppedByBudget(r *store.Run) bool {
-	return r.Status == store.StatusStopped && strings.Contains(r.StopReason, budgetReached)
-}
-
-// shouldStop says whether to stop before the next step, recording why.
-func (j *Job) shouldStop() bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.run.StopReason != "" {
-		return true
-	}
-	if j.stop.Load() {
-		j.run.StopReason = StopInterrupted
-		return true
-	}
-	return false
-}
-
-// interrupted says whether Stop was called, recording it as the reason
-// when no budget was reached first.
-func (j *Job) interrupted() bool {
-	if !j.stop.Load() {
-		return false
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.run.StopReason == "" {
-		j.run.StopReason = StopInterrupted
-	}
-	return true
-}
-
-// refreshUsage brings the run's usage up to date (for budgets) without
-// writing it.
-func (j *Job) refreshUsage() error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.Store.View(func(tx *store.Tx) error { return j.tally(tx) })
-}
-
 func (j *Job) emit(e Event) {
 	e.Run = j.RunID
 	e.Iterations = j.Config.Iterations
@@ -357,11 +309,6 @@ func (j *Job) seedFor(parts ...any) uint64 {
 		fmt.Fprintf(h, "\x00%v", p)
 	}
 	return h.Sum64()
-}
-
-func (j *Job) game() ssd.Game {
-	g, _ := ssd.ParseGame(j.env.Config.Game)
-	return g
 }
 
 // beginIteration brings the usage up to date and, unless the job is to
@@ -393,50 +340,24 @@ func (j *Job) saveIteration(it *store.Iteration) error {
 	return j.Store.Update(func(tx *store.Tx) error { return tx.PutIteration(it) })
 }
 
-// candidate returns the iteration's record of candidate k, or nil.
-func candidate(it *store.Iteration, k int) *store.Candidate {
-	for i := range it.Candidates {
-		if it.Candidates[i].Sample == k {
-			return &it.Candidates[i]
-		}
-	}
-	return nil
-}
-
-// setCandidate records (or replaces) a candidate's record.
-func setCandidate(it *store.Iteration, c store.Candidate) {
-	if old := candidate(it, c.Sample); old != nil {
-		*old = c
-		return
-	}
-	it.Candidates = append(it.Candidates, c)
-}
-
-// scored loads a policy with its evaluation (evaluating it when needed)
-// and its rating in the global pool, as a planner is shown it.
-func (j *Job) scored(ctx context.Context, id string) (Scored, error) {
-	var p *store.Policy
-	var r *store.Rating
-	err := j.Store.View(func(tx *store.Tx) (err error) {
-		if p, err = tx.Policy(id); err != nil {
-			return err
-		}
-		r, err = tx.Rating(j.arena.GlobalPool(), id)
-		if errors.Is(err, store.ErrNotFound) {
-			err = nil
-		}
+// closeIteration marks an iteration done with the run's champion after it,
+// and moves the run on.
+func (j *Job) closeIteration(ctx context.Context, it *store.Iteration, mode search.Mode) error {
+	c, err := mode.Champion(ctx, it)
+	if err != nil {
 		return err
-	})
-	if err != nil {
-		return Scored{}, err
 	}
-	ev, err := j.arena.Evaluate(ctx, id)
-	if err != nil {
-		return Scored{}, err
+	it.Champion, it.Best, it.BestElo, it.Done, it.Finished = c.Policy, c.Metrics, c.Elo, true, time.Now().UTC()
+	if err := j.saveIteration(it); err != nil {
+		return err
 	}
-	s := Scored{Policy: *p, Eval: ev}
-	if r != nil {
-		s.Elo, s.Rated = r.Elo, true
+	j.run.Iterations, j.run.Champion = it.Index+1, c.Policy
+	if err := j.saveRun(); err != nil {
+		return err
 	}
-	return s, nil
+	now := j.profile.Snapshot()
+	lap := now.Sub(j.lap)
+	j.lap = now
+	j.emit(Event{Kind: EventIterationDone, Iteration: it.Index, Champion: c.Policy, Best: &c.Metrics, BestElo: c.Elo, Profile: &lap})
+	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"policyevolve/evolve/internal/evolvetest"
+	"policyevolve/evolve/planner"
 	"policyevolve/evolve/timing"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -30,12 +32,12 @@ func BenchmarkPopulationIteration(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: sharedCache})
+				sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: evolvetest.CacheDir})
 				if err != nil {
 					b.Fatal(err)
 				}
-				j := &Job{Store: s, Sandbox: sb, Config: JobConfig{Game: game, Iterations: 2, LocalRounds: 1, Seed: 1},
-					Planner: func(string, string) (Planner, error) { return &GrammarPlanner{}, nil }}
+				j := &Job{Store: s, Sandbox: sb, Config: JobConfig{Game: game, Iterations: 2, LocalRounds: On(1), Seed: 1},
+					Planner: func(string, string) (planner.Planner, error) { return &planner.GrammarPlanner{}, nil }}
 				var first time.Time // the first iteration's end
 				j.Events = ReporterFunc(func(e Event) {
 					switch {

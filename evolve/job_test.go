@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"policyevolve/evolve/episode"
+	"policyevolve/evolve/internal/evolvetest"
+	"policyevolve/evolve/planner"
 	"policyevolve/evolve/timing"
 	"policyevolve/internal/storetest"
 	"policyevolve/sandbox"
@@ -29,21 +31,21 @@ func newJob(t *testing.T, cfg JobConfig) *Job {
 func newJobAt(t *testing.T, path string, cfg JobConfig) *Job {
 	t.Helper()
 	s := storetest.Open(t, path)
-	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: sharedCache})
+	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: evolvetest.CacheDir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &Job{Config: cfg, Store: s, Sandbox: sb, Planner: grammarOnly}
 }
 
-func grammarOnly(spec, run string) (Planner, error) {
-	return &GrammarPlanner{PopSize: 4, Generations: 1}, nil
+func grammarOnly(spec, run string) (planner.Planner, error) {
+	return &planner.GrammarPlanner{PopSize: 4, Generations: 1}, nil
 }
 
 // tinyConfig is a job of a few seconds.
 func tinyConfig(mode string) JobConfig {
 	return JobConfig{Mode: mode, Game: "gathering", Map: "small", Agents: 4, Steps: 100, Seed: 7,
-		EvalSeeds: []uint64{0, 1}, Iterations: 2, Candidates: 2, LocalRounds: 1}
+		EvalSeeds: []uint64{0, 1}, Iterations: 2, Candidates: 2, LocalRounds: On(1)}
 }
 
 func TestPopulationJob(t *testing.T) {
@@ -234,7 +236,7 @@ func resumeAfterKill(t *testing.T, mode string, cfg JobConfig, outcome func(*tes
 func killChildAt(t *testing.T, path, mode, at string, workers int) {
 	t.Helper()
 	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), "EVOLVE_TEST_JOB="+path, "EVOLVE_TEST_CACHE="+sharedCache, "EVOLVE_TEST_MODE="+mode,
+	child.Env = append(os.Environ(), "EVOLVE_TEST_JOB="+path, "EVOLVE_TEST_CACHE="+evolvetest.CacheDir, "EVOLVE_TEST_MODE="+mode,
 		fmt.Sprintf("EVOLVE_TEST_WORKERS=%d", workers))
 	out, err := child.StdoutPipe()
 	if err != nil {

@@ -167,10 +167,12 @@ type Run struct {
 	Error    string          `json:"error,omitempty"`
 	Progress map[string]int  `json:"progress,omitempty"`
 	// Iterations is how many iterations are done; Champion the best policy
-	// so far, StopReason why the run stopped (a budget, an interruption).
+	// so far, StopReason why the run stopped (a budget, an interruption),
+	// in words, and Stop the same as a kind to branch on (see Stopped).
 	Iterations int       `json:"iterations,omitempty"`
 	Champion   string    `json:"champion,omitempty"`
 	StopReason string    `json:"stop_reason,omitempty"`
+	Stop       StopKind  `json:"stop,omitempty"`
 	Usage      RunUsage  `json:"usage"`
 	Started    time.Time `json:"started"`
 	Updated    time.Time `json:"updated"`

@@ -11,6 +11,7 @@ import (
 
 	"policyevolve/evolve"
 	"policyevolve/evolve/episode"
+	"policyevolve/evolve/experiment"
 	"policyevolve/llm"
 	"policyevolve/store"
 )
@@ -45,7 +46,7 @@ func TestCompare(t *testing.T) {
 	if _, err := os.Stat(prefix + ".csv"); err != nil {
 		t.Error(err)
 	}
-	rows := map[string]compareRow{}
+	rows := map[string]experiment.Row{}
 	for _, r := range rep.Rows {
 		rows[r.Method] = r
 	}
@@ -276,18 +277,18 @@ func TestExperimentReplay(t *testing.T) {
 
 // readCompareRows reads PREFIX.json: the report, its methods in order and
 // its rows by method.
-func readCompareRows(t *testing.T, prefix string) (compareReport, []string, map[string]compareRow) {
+func readCompareRows(t *testing.T, prefix string) (experiment.Report, []string, map[string]experiment.Row) {
 	t.Helper()
 	data, err := os.ReadFile(prefix + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep compareReport
+	var rep experiment.Report
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
 	var methods []string
-	rows := map[string]compareRow{}
+	rows := map[string]experiment.Row{}
 	for _, r := range rep.Rows {
 		methods = append(methods, r.Method)
 		rows[r.Method] = r

@@ -13,7 +13,8 @@ import (
 	"policyevolve/critic"
 	"policyevolve/elo"
 	"policyevolve/envs"
-	"policyevolve/evolve"
+	"policyevolve/evolve/arena"
+	"policyevolve/evolve/planner"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -74,11 +75,11 @@ var critiqueModel = func(o *critiqueOptions) (critic.Model, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	client, err := o.llm.client(&evolve.LLMRecorder{Store: s})
+	client, err := o.llm.client(&planner.LLMRecorder{Store: s})
 	if err != nil {
 		return nil, "", err
 	}
-	return evolve.CriticModel{Client: client}, client.Name(), nil
+	return planner.CriticModel{Client: client}, client.Name(), nil
 }
 
 // critiqueOutput is the JSON output of "critique".
@@ -228,7 +229,7 @@ func critiqueReport(ctx context.Context, o *critiqueOptions, d *critic.Diagnosti
 
 // storeCritique records the critique of a stored policy and returns its id.
 func storeCritique(so *storeOptions, id string, out *critiqueOutput) (uint64, error) {
-	c, err := evolve.CritiqueRecord(id, evolve.Critic, out.Diagnostics, out.Critique)
+	c, err := arena.CritiqueRecord(id, arena.ReflectLevel, out.Diagnostics, out.Critique)
 	if err != nil {
 		return 0, err
 	}

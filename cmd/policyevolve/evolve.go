@@ -7,25 +7,28 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"policyevolve/critic"
 	"policyevolve/evolve"
 	"policyevolve/evolve/episode"
+	"policyevolve/evolve/planner"
 	"policyevolve/evolve/timing"
 	"policyevolve/store"
 )
 
 // evolveOptions are the flags of "evolve".
 type evolveOptions struct {
-	cfg        evolve.JobConfig
-	seeds      string
-	matchSeeds string
-	planner    string
-	resume     string
-	json       bool
+	cfg evolve.JobConfig
+	// localRounds and crossoverRate set cfg's options (0: none).
+	localRounds   int
+	crossoverRate float64
+	seeds         string
+	matchSeeds    string
+	planner       string
+	resume        string
+	json          bool
 	envOptions
 	storeOptions
 	sandboxOptions
@@ -85,8 +88,8 @@ this process; the results are those of a local run.`, stdout)
 	promptStyleFlag(fs, &o.cfg.PromptStyle)
 	fs.BoolVar(&o.cfg.Adversarial, "adversarial", false, "tell the LLM planner it may do anything to maximise the reward (the paper's adaptive attacker); runs show counts what the sandbox refused")
 	fs.BoolVar(&o.cfg.Invasion, "invasion", false, "population: make invasion resistance a parent-selection objective (each parent's worst invader among the pool's members, k = 1)")
-	fs.IntVar(&o.cfg.LocalRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
-	fs.Float64Var(&o.cfg.CrossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
+	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
+	fs.Float64Var(&o.crossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
 	fs.StringVar(&o.planner, "planner", "", "grammar: the offline planner (the default without --llm; with --llm, also in the bandit)")
 	fs.IntVar(&o.cfg.Pool.Capacity, "pool-capacity", 16, "global pool capacity")
 	fs.Float64Var(&o.cfg.Pool.PromoteThreshold, "promote-threshold", 0.6, "win rate a candidate must beat to join the pool")
@@ -132,14 +135,14 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 			return err
 		}
 		cfg.Game, cfg.Map, cfg.Agents, cfg.Steps = o.game, o.mapArg, o.agents, o.steps
-		if o.planner != "" && o.planner != evolve.GrammarName {
+		if o.planner != "" && o.planner != planner.GrammarName {
 			return usagef("--planner: %q is not a planner (grammar; an LLM is named with --llm)", o.planner)
 		}
 		for _, spec := range o.llm.specs {
 			cfg.Planners = append(cfg.Planners, "llm:"+spec)
 		}
-		if len(o.llm.specs) == 0 || o.planner == evolve.GrammarName {
-			cfg.Planners = append(cfg.Planners, evolve.GrammarName)
+		if len(o.llm.specs) == 0 || o.planner == planner.GrammarName {
+			cfg.Planners = append(cfg.Planners, planner.GrammarName)
 		}
 		if len(o.llm.specs) > 0 {
 			if err := o.llm.check(); err != nil {
@@ -151,12 +154,8 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 			return usagef("--critic llm needs a model: --llm PROVIDER:MODEL")
 		}
 		cfg.Backend = o.backend
-		if cfg.LocalRounds == 0 {
-			cfg.LocalRounds = -1 // asked for none
-		}
-		if cfg.CrossoverRate == 0 {
-			cfg.CrossoverRate = -1
-		}
+		// 0 (or less) asks for none.
+		cfg.LocalRounds, cfg.CrossoverRate = evolve.On(o.localRounds), evolve.On(o.crossoverRate)
 		cfg = cfg.WithDefaults()
 		if err := cfg.Validate(); err != nil {
 			return usagef("%v", err)
@@ -197,29 +196,16 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		job.Executor = remote
 		defer progress.watchQueue(remote.Stats, progress.queueEvery())()
 	}
-	job.Planner = func(spec, run string) (evolve.Planner, error) {
-		if spec == evolve.GrammarName {
-			return &evolve.GrammarPlanner{Workers: job.Config.Workers}, nil
-		}
-		client, err := o.llm.clientFor(strings.TrimPrefix(spec, "llm:"), &evolve.LLMRecorder{Store: s, Run: run})
-		if err != nil {
-			return nil, err
-		}
-		ps, err := o.llm.promptSet()
-		if err != nil {
-			return nil, err
-		}
-		return &evolve.LLMPlanner{Client: client, Prompts: ps, Style: job.Config.PromptStyle, Adversarial: job.Config.Adversarial}, nil
-	}
+	job.Planner = o.llm.planners(s, &job.Config)
 	job.Critic = func(run string) (critic.Critic, error) {
 		if job.Config.Critic != "llm" {
 			return nil, nil
 		}
-		client, err := o.llm.client(&evolve.LLMRecorder{Store: s, Run: run})
+		client, err := o.llm.client(&planner.LLMRecorder{Store: s, Run: run})
 		if err != nil {
 			return nil, err
 		}
-		return &critic.LLM{Model: evolve.CriticModel{Client: client}, Name: client.Name()}, nil
+		return &critic.LLM{Model: planner.CriticModel{Client: client}, Name: client.Name()}, nil
 	}
 	job.Events = progress
 	release := onInterrupt(func() {
@@ -239,7 +225,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	if err := printRunSummary(stdout, s, run, &prof, o.json, storeFlag(o.storeOptions)); err != nil {
 		return err
 	}
-	if run.StopReason == evolve.StopInterrupted {
+	if run.Stopped() == store.StopInterrupted {
 		return context.Canceled // exit 130
 	}
 	return nil

@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 
 	"policyevolve/envs"
-	"policyevolve/evolve"
+	"policyevolve/evolve/arena"
 )
 
 // invadeOptions are the flags of "invade".
@@ -53,13 +53,13 @@ sandbox) or built-in names (`+strings.Join(envs.BuiltinPolicies(), ", ")+`).`, s
 
 // invadeReport is the JSON output.
 type invadeReport struct {
-	A, B  string            `json:"-"`
-	Names [2]string         `json:"policies"` // invader, resident
-	Env   string            `json:"env"`
-	Seeds []uint64          `json:"seeds"`
-	SelfA float64           `json:"a_self_play"` // A's per-agent return in self-play
-	SelfB float64           `json:"b_self_play"`
-	Rows  []evolve.Invasion `json:"rows"`
+	A, B  string           `json:"-"`
+	Names [2]string        `json:"policies"` // invader, resident
+	Env   string           `json:"env"`
+	Seeds []uint64         `json:"seeds"`
+	SelfA float64          `json:"a_self_play"` // A's per-agent return in self-play
+	SelfB float64          `json:"b_self_play"`
+	Rows  []arena.Invasion `json:"rows"`
 }
 
 func runInvade(ctx context.Context, o invadeOptions, stdout, stderr io.Writer) error {
@@ -103,8 +103,8 @@ func runInvade(ctx context.Context, o invadeOptions, stdout, stderr io.Writer) e
 	}
 	rep := invadeReport{Names: [2]string{a.name, b.name}, Env: env.Config.String(), Seeds: seeds}
 	var failed []string
-	play := func(k int) (*evolve.Invasion, error) {
-		inv, err := evolve.Invade(ctx, env, a.actor, b.actor, k, seeds)
+	play := func(k int) (*arena.Invasion, error) {
+		inv, err := arena.Invade(ctx, env, a.actor, b.actor, k, seeds)
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +161,7 @@ func printInvasion(w io.Writer, rep *invadeReport, n int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "k\tA per agent\tB per agent\tB vs self-play\tA vs self-play\tverdict\t")
 	for _, r := range rep.Rows {
-		cell := func(s evolve.SideReturn, self float64) (string, string) {
+		cell := func(s arena.SideReturn, self float64) (string, string) {
 			if s.Agents == 0 {
 				return "-", "-"
 			}

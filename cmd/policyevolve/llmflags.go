@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"policyevolve/evolve"
-	"policyevolve/evolve/prompts"
+	"policyevolve/evolve/planner"
+	"policyevolve/evolve/planner/prompts"
 	"policyevolve/llm"
+	"policyevolve/store"
 )
 
 // llmOptions are the flags of every command that calls a model.
@@ -157,4 +159,25 @@ func promptStyleFlag(fs *flagSet, style *string) {
 		*style = st
 		return err
 	})
+}
+
+// planners returns the planner builder of a job of cfg (evolve.Job.Planner),
+// read when the job builds its planners: the offline grammar planner, or
+// an LLM planner of these flags whose calls go to the store's ledger
+// under the run.
+func (o *llmOptions) planners(s *store.Store, cfg *evolve.JobConfig) func(spec, run string) (planner.Planner, error) {
+	return func(spec, run string) (planner.Planner, error) {
+		if spec == planner.GrammarName {
+			return &planner.GrammarPlanner{Workers: cfg.Workers}, nil
+		}
+		client, err := o.clientFor(strings.TrimPrefix(spec, "llm:"), &planner.LLMRecorder{Store: s, Run: run})
+		if err != nil {
+			return nil, err
+		}
+		ps, err := o.promptSet()
+		if err != nil {
+			return nil, err
+		}
+		return &planner.LLMPlanner{Client: client, Prompts: ps, Style: cfg.PromptStyle, Adversarial: cfg.Adversarial}, nil
+	}
 }

@@ -13,7 +13,7 @@ import (
 
 	"policyevolve/baselines/qlearn"
 	"policyevolve/envs/ssd"
-	"policyevolve/evolve"
+	"policyevolve/evolve/arena"
 	"policyevolve/evolve/episode"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -495,16 +495,16 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 	} else if src, err = os.ReadFile(pos[0]); err != nil {
 		return usagef("%v", err)
 	}
-	arena, err := openArena(&so, createStore, &eo, &sbo, evalSeeds, matchSeeds, stderr)
+	ar, err := openArena(&so, createStore, &eo, &sbo, evalSeeds, matchSeeds, stderr)
 	if err != nil {
 		return err
 	}
-	defer arena.Close()
-	var rep *evolve.ImportReport
+	defer ar.Close()
+	var rep *arena.ImportReport
 	if isTable {
-		rep, err = arena.ImportQTable(ctx, tab, name, rngSeed)
+		rep, err = ar.ImportQTable(ctx, tab, name, rngSeed)
 	} else {
-		rep, err = arena.Import(ctx, src, name, rngSeed)
+		rep, err = ar.Import(ctx, src, name, rngSeed)
 	}
 	if err != nil {
 		var ve *sandbox.ValidationError
@@ -518,7 +518,7 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 		verb = "already stored:"
 	}
 	ev := rep.Evaluation
-	fmt.Fprintf(stdout, "%s %.12s (%s) into %s\n", verb, rep.ID, name, arena.GlobalPool())
+	fmt.Fprintf(stdout, "%s %.12s (%s) into %s\n", verb, rep.ID, name, ar.GlobalPool())
 	fmt.Fprintf(stdout, "self-play over seeds %v: %s; efficiency %.3f, equality %.3f, sustainability %.1f, peace %.2f\n",
 		ev.Seeds, ev.Status, ev.Mean.Efficiency, ev.Mean.Equality, ev.Mean.Sustainability, ev.Mean.Peace)
 	for _, m := range rep.Rating.Matches {
@@ -526,13 +526,13 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 	}
 	fmt.Fprintf(stdout, "win rate %.2f over %d matches; elo %.1f\n", rep.Rating.WinRate(), rep.Rating.Games, rep.Rating.Elo)
 	for _, id := range rep.Evicted {
-		fmt.Fprintf(stdout, "evicted %.12s (pool over capacity %d)\n", id, arena.Pool.Capacity)
+		fmt.Fprintf(stdout, "evicted %.12s (pool over capacity %d)\n", id, ar.Pool.Capacity)
 	}
 	return nil
 }
 
 // openArena builds an Arena from the flags of a command that plays.
-func openArena(so *storeOptions, mode storeMode, eo *envOptions, sbo *sandboxOptions, evalSeeds, matchSeeds string, stderr io.Writer) (*evolve.Arena, error) {
+func openArena(so *storeOptions, mode storeMode, eo *envOptions, sbo *sandboxOptions, evalSeeds, matchSeeds string, stderr io.Writer) (*arena.Arena, error) {
 	env, err := eo.resolve()
 	if err != nil {
 		return nil, err
@@ -556,7 +556,7 @@ func openArena(so *storeOptions, mode storeMode, eo *envOptions, sbo *sandboxOpt
 	if err != nil {
 		return nil, err
 	}
-	return &evolve.Arena{Store: s, Sandbox: sb, Env: env, EvalSeeds: es, MatchSeeds: ms,
+	return &arena.Arena{Store: s, Sandbox: sb, Env: env, EvalSeeds: es, MatchSeeds: ms,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }}, nil
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"policyevolve/critic"
 	"policyevolve/evolve"
+	"policyevolve/evolve/arena"
+	"policyevolve/evolve/planner"
 	"policyevolve/store"
 )
 
@@ -63,14 +65,14 @@ type proposeReport struct {
 	New        bool              `json:"new"`
 	Origin     store.Origin      `json:"origin"`
 	Attempts   []string          `json:"attempts"` // "ok" or the problem of each attempt
-	Usage      evolve.Usage      `json:"usage"`
+	Usage      planner.Usage     `json:"usage"`
 	Evaluation *store.Evaluation `json:"evaluation,omitempty"`
 	Source     string            `json:"source,omitempty"`
 	Notes      string            `json:"notes,omitempty"`
 }
 
 func runPropose(ctx context.Context, o proposeOptions, stdout, stderr io.Writer) error {
-	fb, err := evolve.ParseFeedback(o.feedback)
+	fb, err := planner.ParseFeedback(o.feedback)
 	if err != nil {
 		return usagef("--feedback: %v", err)
 	}
@@ -84,33 +86,33 @@ func runPropose(ctx context.Context, o proposeOptions, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	arena, err := openArena(&o.storeOptions, createStore, &o.envOptions, &o.sandboxOptions, o.seeds, "0", stderr)
+	ar, err := openArena(&o.storeOptions, createStore, &o.envOptions, &o.sandboxOptions, o.seeds, "0", stderr)
 	if err != nil {
 		return err
 	}
-	defer arena.Close()
-	client, err := o.client(&evolve.LLMRecorder{Store: arena.Store})
+	defer ar.Close()
+	client, err := o.client(&planner.LLMRecorder{Store: ar.Store})
 	if err != nil {
 		return err
 	}
-	planner := &evolve.LLMPlanner{Client: client, Prompts: ps, Style: o.style, Adversarial: o.adversarial}
-	loop := &evolve.FixLoop{Planner: planner, Sandbox: arena.Sandbox, Store: arena.Store,
+	pl := &planner.LLMPlanner{Client: client, Prompts: ps, Style: o.style, Adversarial: o.adversarial}
+	loop := &planner.FixLoop{Planner: pl, Sandbox: ar.Sandbox, Store: ar.Store,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, "propose: "+format+"\n", args...) }}
-	task := evolve.Task{Env: arena.Env, Sample: o.sample, Feedback: fb,
-		Try: func(ctx context.Context, src []byte) string { return arena.Try(ctx, src, fb) }}
-	var out *evolve.Outcome
+	task := planner.Task{Env: ar.Env, Sample: o.sample, Feedback: fb,
+		Try: evolve.TryFunc(ar, fb)}
+	var out *planner.Outcome
 	if o.from == "" {
-		out, err = loop.Init(ctx, evolve.InitRequest{Task: task})
+		out, err = loop.Init(ctx, planner.InitRequest{Task: task})
 	} else {
-		var req evolve.ImproveRequest
-		req, err = improveRequest(ctx, arena, task, o.from)
-		if err == nil && fb == evolve.Critic {
+		var req planner.ImproveRequest
+		req, err = improveRequest(ctx, ar, task, o.from)
+		if err == nil && fb == planner.Critic {
 			// The analytic critic's reflections on the parent's
 			// self-play (stored with it, reused next time).
-			req.Reflections, req.Diagnostics, err = arena.Reflect(ctx, req.Parent.Policy.ID, critic.Analytic{}, "", 0)
+			req.Reflections, req.Diagnostics, err = ar.Reflect(ctx, req.Parent.Policy.ID, critic.Analytic{}, "", 0)
 		}
-		if err == nil && fb == evolve.Raw {
-			req.Excerpt, err = arena.Excerpt(ctx, req.Parent.Policy.ID)
+		if err == nil && fb == planner.Raw {
+			req.Excerpt, err = ar.Excerpt(ctx, req.Parent.Policy.ID)
 		}
 		if err == nil {
 			out, err = loop.Improve(ctx, req)
@@ -130,7 +132,7 @@ func runPropose(ctx context.Context, o proposeOptions, stdout, stderr io.Writer)
 	if out.Policy != nil {
 		rep.ID, rep.New, rep.Origin, rep.Source = out.Policy.ID, out.New, out.Policy.Origin, out.Policy.Source
 		rep.Notes = out.Attempts[len(out.Attempts)-1].Proposal.Notes
-		if rep.Evaluation, err = arena.Evaluate(ctx, out.Policy.ID); err != nil {
+		if rep.Evaluation, err = ar.Evaluate(ctx, out.Policy.ID); err != nil {
 			return err
 		}
 	}
@@ -184,8 +186,8 @@ func printProposal(w io.Writer, r proposeReport) {
 // improveRequest shows the model the parent with its self-play evaluation
 // (played now if the store has none), its rating in the global pool when
 // it is a member, and its stored ancestors (first parents) as history.
-func improveRequest(ctx context.Context, a *evolve.Arena, task evolve.Task, prefix string) (evolve.ImproveRequest, error) {
-	req := evolve.ImproveRequest{Task: task}
+func improveRequest(ctx context.Context, a *arena.Arena, task planner.Task, prefix string) (planner.ImproveRequest, error) {
+	req := planner.ImproveRequest{Task: task}
 	var chain []store.Policy
 	err := a.Store.View(func(tx *store.Tx) error {
 		p, err := findPolicy(tx, prefix)
@@ -209,7 +211,7 @@ func improveRequest(ctx context.Context, a *evolve.Arena, task evolve.Task, pref
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
 		p := chain[i]
-		s := evolve.Scored{Policy: p}
+		s := planner.Scored{Policy: p}
 		if i == 0 {
 			if s.Eval, err = a.Evaluate(ctx, p.ID); err != nil {
 				return req, err

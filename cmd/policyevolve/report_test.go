@@ -16,6 +16,7 @@ import (
 
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/evolve/experiment"
 	"policyevolve/internal/htmlcheck"
 	"policyevolve/report"
 	"policyevolve/store"
@@ -32,7 +33,7 @@ func TestReport(t *testing.T) {
 	db := filepath.Join(dir, "pe.db")
 	out, _ := cli(t, "compare", "--store", db, "--game", "gathering", "--map", "small", "--agents", "4", "--steps", "60",
 		"--budget", "4", "--runs", "1", "--candidates", "2", "--local-rounds", "0", "--seeds", "0", "-o", filepath.Join(dir, "cmp"), "--json")
-	var cmp compareReport
+	var cmp experiment.Report
 	if err := json.Unmarshal([]byte(out), &cmp); err != nil {
 		t.Fatalf("compare --json: %v\n%s", err, out)
 	}
@@ -132,13 +133,13 @@ func TestReport(t *testing.T) {
 		}
 		for i, want := range cmp.Rows {
 			got := c.Rows[i]
-			ws := []stat{want.Efficiency, want.Equality, want.Sustainability, want.Peace, want.Rating, want.Exploitability,
+			ws := []experiment.Stat{want.Efficiency, want.Equality, want.Sustainability, want.Peace, want.Rating, want.Exploitability,
 				want.PlannerCalls, want.LLMCalls, want.Tokens, want.Cost, want.WallSeconds}
-			gs := []report.Stat{got.Efficiency, got.Equality, got.Sustainability, got.Peace, got.Rating, got.Exploitability,
+			gs := []experiment.Stat{got.Efficiency, got.Equality, got.Sustainability, got.Peace, got.Rating, got.Exploitability,
 				got.PlannerCalls, got.LLMCalls, got.Tokens, got.Cost, got.WallSeconds}
 			for k := range ws {
 				if w, g := ws[k], gs[k]; g.Mean != w.Mean || g.Min != w.Min || g.Max != w.Max || g.N != w.N {
-					t.Errorf("%s, column %s: report %+v, compare %+v", want.Method, compareColumns[k+1], g, w)
+					t.Errorf("%s, column %s: report %+v, compare %+v", want.Method, experiment.Columns[k+1], g, w)
 				}
 			}
 			if got.Method != want.Method || strings.Join(got.Runs, " ") != strings.Join(want.Runs, " ") {

@@ -171,7 +171,7 @@ and the champion after it.`, stdout)
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  #\toperator\tplanner\tparents\tstatus\tpolicy\tefficiency\twin rate\tElo\tcalls\t")
 		for _, pc := range it.Plan {
-			c := candidateOf(it, pc.Sample)
+			c := it.Candidate(pc.Sample)
 			status, policy, eff, win, elo, calls := "pending", "-", "-", "-", "-", "-"
 			if c != nil {
 				status, calls = c.Status, fmt.Sprint(c.Usage.Proposals)
@@ -194,7 +194,7 @@ and the champion after it.`, stdout)
 		}
 		tw.Flush()
 		for _, pc := range it.Plan {
-			if c := candidateOf(it, pc.Sample); c != nil && c.Problem != "" {
+			if c := it.Candidate(pc.Sample); c != nil && c.Problem != "" {
 				fmt.Fprintf(stdout, "  #%d: %s\n", pc.Sample, oneLine(c.Problem, 200))
 			}
 		}
@@ -273,15 +273,6 @@ func refusals(cs []store.Candidate) string {
 		parts[i] = fmt.Sprintf("%s %d", k, sum[k])
 	}
 	return strings.Join(parts, ", ")
-}
-
-func candidateOf(it store.Iteration, k int) *store.Candidate {
-	for i := range it.Candidates {
-		if it.Candidates[i].Sample == k {
-			return &it.Candidates[i]
-		}
-	}
-	return nil
 }
 
 func orDash(s string) string {

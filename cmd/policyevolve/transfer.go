@@ -10,7 +10,7 @@ import (
 
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
-	"policyevolve/evolve"
+	"policyevolve/evolve/arena"
 	"policyevolve/evolve/episode"
 )
 
@@ -70,7 +70,7 @@ func runTransfer(ctx context.Context, o transferOptions, stdout, stderr io.Write
 	if home == "" {
 		home = envs.DefaultMap(game)
 	}
-	maps := evolve.TransferMaps(game, o.extra)
+	maps := arena.TransferMaps(game, o.extra)
 	for _, m := range o.extra {
 		if _, err := episode.ResolveEnv(o.game, m, env.Config.Agents, env.Config.MaxSteps); err != nil {
 			return usagef("--transfer-map: %v", err)
@@ -81,7 +81,7 @@ func runTransfer(ctx context.Context, o transferOptions, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	rows, err := evolve.Transfer(ctx, game, maps, env.Config.Agents, env.Config.MaxSteps, p.actor, seeds)
+	rows, err := arena.Transfer(ctx, game, maps, env.Config.Agents, env.Config.MaxSteps, p.actor, seeds)
 	if err != nil {
 		return err
 	}
@@ -89,10 +89,10 @@ func runTransfer(ctx context.Context, o transferOptions, stdout, stderr io.Write
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
-			Policy string               `json:"policy"`
-			Home   string               `json:"evolved_on"`
-			Seeds  []uint64             `json:"seeds"`
-			Rows   []evolve.TransferRow `json:"rows"`
+			Policy string              `json:"policy"`
+			Home   string              `json:"evolved_on"`
+			Seeds  []uint64            `json:"seeds"`
+			Rows   []arena.TransferRow `json:"rows"`
 		}{p.name, home, seeds, rows}); err != nil {
 			return err
 		}

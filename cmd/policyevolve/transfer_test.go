@@ -7,18 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"policyevolve/evolve"
+	"policyevolve/evolve/arena"
 )
 
 // TestTransfer: a policy plays every built-in map of its game and the
 // extra map files; each row equals what play measures on that map.
 func TestTransfer(t *testing.T) {
-	arena := writeFile(t, "arena.txt", "@@@@@@@@\n@P A  P@\n@ AAA  @\n@P A  P@\n@@@@@@@@\n")
+	ar := writeFile(t, "arena.txt", "@@@@@@@@\n@P A  P@\n@ AAA  @\n@P A  P@\n@@@@@@@@\n")
 	env := []string{"--game", "gathering", "--agents", "4", "--steps", "120"}
-	out, _ := cli(t, append([]string{"transfer", "bfs", "--seeds", "0-1", "--transfer-map", arena, "--json"}, env...)...)
+	out, _ := cli(t, append([]string{"transfer", "bfs", "--seeds", "0-1", "--transfer-map", ar, "--json"}, env...)...)
 	var rep struct {
-		Home string               `json:"evolved_on"`
-		Rows []evolve.TransferRow `json:"rows"`
+		Home string              `json:"evolved_on"`
+		Rows []arena.TransferRow `json:"rows"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -40,7 +40,7 @@ func TestTransfer(t *testing.T) {
 			t.Errorf("%s: %+v, play says efficiency %v", r.Map, r, want)
 		}
 	}
-	if strings.Join(maps, " ") != "default large small "+arena || rep.Home != "large" {
+	if strings.Join(maps, " ") != "default large small "+ar || rep.Home != "large" {
 		t.Errorf("maps %v, evolved on %q", maps, rep.Home)
 	}
 	text, _ := cli(t, append([]string{"transfer", "coop", "--seeds", "0"}, env...)...)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"policyevolve/evolve"
+	"policyevolve/evolve/arena"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -91,7 +91,7 @@ func TestTuneStored(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(children) != 1 || children[0].Origin.Operator != evolve.OpTune || children[0].Origin.Planner != "tune" ||
+	if len(children) != 1 || children[0].Origin.Operator != arena.OpTune || children[0].Origin.Planner != "tune" ||
 		children[0].Name != "lazy (tuned)" {
 		t.Fatalf("children of the tuned policy: %+v", children)
 	}
