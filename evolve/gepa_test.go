@@ -432,7 +432,7 @@ func TestGEPAResumeAfterKill(t *testing.T) {
 	resumeAfterKill(t, ModeGEPA, gepaConfig(), gepaOutcome, "1 reflect", "2 propose", "3 evaluate")
 }
 
-// TestGEPACriticFeedback: the richer variant (DECISIONS: a flag, a
+// TestGEPACriticFeedback: the richer variant (docs/decisions.md: a flag, a
 // separate row) shows the reflection the critic's findings and numbers.
 func TestGEPACriticFeedback(t *testing.T) {
 	p := newRecordingPlanner()

@@ -5,29 +5,11 @@ import (
 
 	"policyevolve/critic"
 	"policyevolve/evolve/arena"
-	"policyevolve/evolve/chain"
-	"policyevolve/evolve/gepa"
 	"policyevolve/evolve/planner"
-	"policyevolve/evolve/population"
 	"policyevolve/evolve/search"
 	"policyevolve/evolve/timing"
 	"policyevolve/store"
 )
-
-// mode returns the search mode of the job's configuration, run in the job.
-func (j *Job) mode() (search.Mode, error) {
-	c, run := j.Config, host{j}
-	switch c.Mode {
-	case ModeChain:
-		return chain.New(run, chain.Config{Planner: c.Planners[0], Iterations: c.Iterations}), nil
-	case ModeGEPA:
-		return gepa.New(run, gepa.Config{Planner: c.Planners[0], EvalSeeds: c.EvalSeeds, Iterations: c.Iterations,
-			Feedback: planner.Feedback(c.Feedback), MaxPlannerCalls: c.MaxPlannerCalls})
-	}
-	return population.New(run, population.Config{Iterations: c.Iterations, Candidates: c.Candidates,
-		CrossoverRate: c.CrossoverRate.Value(), LocalRounds: c.LocalRounds.Value(), Planners: c.Planners, Pool: c.Pool,
-		Invasion: c.Invasion, MatchSeeds: c.MatchSeeds, PlannerConcurrency: c.PlannerConcurrency}), nil
-}
 
 // host is the job as its mode sees it (search.Run).
 type host struct{ j *Job }

@@ -110,7 +110,7 @@ type JobConfig struct {
 const (
 	// The paper's K = 3 refinements; five population iterations of the
 	// default Cleanup job finish in about five minutes on 2 cores with the
-	// offline planner, and show the population moving (README).
+	// offline planner, and show the population moving (docs/evolution.md).
 	DefaultChainIterations      = 3
 	DefaultPopulationIterations = 5
 	// M = 4 candidates an iteration, PolicyEvolve's order of magnitude.

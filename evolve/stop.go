@@ -97,11 +97,3 @@ func (j *Job) interrupted() bool {
 	j.stopFor(store.StopInterrupted, string(store.StopInterrupted))
 	return true
 }
-
-// refreshUsage brings the run's usage up to date (for budgets) without
-// writing it.
-func (j *Job) refreshUsage() error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.Store.View(func(tx *store.Tx) error { return j.tally(tx) })
-}

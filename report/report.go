@@ -130,10 +130,7 @@ func loadRun(tx *store.Tx, id string) (*Run, error) {
 		}
 	}
 	if r.Config.Mode != evolve.ModeChain {
-		r.Pool = store.GlobalPool(r.Env.Config)
-		if r.Config.PoolTag != "" {
-			r.Pool += "#" + r.Config.PoolTag
-		}
+		r.Pool = store.TaggedGlobalPool(r.Env.Config, r.Config.PoolTag)
 	}
 	if err := r.loadMembers(tx); err != nil {
 		return nil, err

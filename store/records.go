@@ -178,6 +178,23 @@ type Run struct {
 	Updated    time.Time `json:"updated"`
 }
 
+// StopKind says why a run stopped before it was done (Run.Stop), for
+// callers to branch on; Run.StopReason holds the words for people.
+type StopKind string
+
+// Why a run stops.
+const (
+	// StopBudget: a budget was reached. Resuming the run with the same
+	// budgets does nothing more.
+	StopBudget StopKind = "budget"
+	// StopInterrupted: the job was asked to stop at its next safe point
+	// (an interrupt). It resumes where it stopped.
+	StopInterrupted StopKind = "interrupted"
+	// StopAbandoned: the job's context was cancelled mid-step; the step in
+	// flight is redone on resume.
+	StopAbandoned StopKind = "abandoned"
+)
+
 // Statuses of a run beyond StatusRunning and StatusDone.
 const (
 	StatusStopped = "stopped" // a budget or an interruption; resumable

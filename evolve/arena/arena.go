@@ -96,12 +96,7 @@ func (a *Arena) setDefaults() {
 // GlobalPool is the name of this environment's global pool.
 // A PoolTag gives a run its own pool ("global/ENV#TAG"), apart from the
 // environment's shared one (compare runs each search from scratch).
-func (a *Arena) GlobalPool() string {
-	if a.PoolTag != "" {
-		return store.GlobalPool(a.Env.Config) + "#" + a.PoolTag
-	}
-	return store.GlobalPool(a.Env.Config)
-}
+func (a *Arena) GlobalPool() string { return store.TaggedGlobalPool(a.Env.Config, a.PoolTag) }
 
 // program loads a stored policy and, for a source policy, its compiled
 // Program (nil for a built-in), compiled once per Arena.

@@ -63,7 +63,7 @@ type Outcome struct {
 	Usage Usage
 }
 
-// Calls is how many planner calls the attempts took (DECISIONS.md: one
+// Calls is how many planner calls the attempts took (docs/decisions.md: one
 // per proposal; a ReAct proposal's turns each count).
 func (o *Outcome) Calls() int {
 	n := 0

@@ -29,7 +29,7 @@ type GuidedPlanner interface {
 }
 
 // ReflectRequest is what a reflection reads. At the sparse feedback level
-// (the paper's GEPA: DECISIONS.md) only the reward per seed is shown; dense
+// (the paper's GEPA: docs/decisions.md) only the reward per seed is shown; dense
 // adds the social metrics per seed; critic adds the critic's reflections
 // on the policy's episodes, and Diagnostics for planners that act on
 // numbers.

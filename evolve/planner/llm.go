@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"policyevolve/envs/ssd"
 	"policyevolve/evolve/planner/prompts"
 	"policyevolve/llm"
 	"policyevolve/store"
@@ -52,6 +51,20 @@ func (p *LLMPlanner) game(t Task) (prompts.Game, error) {
 	g, err := prompts.NewGame(t.Env.Map, t.Env.Config.Agents, t.Env.Config.MaxSteps)
 	g.Style, g.Adversarial = p.Style, p.Adversarial
 	return g, err
+}
+
+// system is the system message for g, ending with the planner's
+// guidance when it has one.
+func (p *LLMPlanner) system(g prompts.Game) (string, error) {
+	sys, err := p.Prompts.System(g)
+	if err != nil || p.Guidance == "" {
+		return sys, err
+	}
+	sec, err := p.Prompts.Guidance(prompts.GuidanceData{Game: g, Guidance: p.Guidance})
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimRight(sys, "\n") + "\n" + sec, nil
 }
 
 func (p *LLMPlanner) start(ctx context.Context, t Task, op string, parents []string, user func(prompts.Game) (string, error)) (*Proposal, error) {
@@ -216,6 +229,3 @@ func promptPolicy(s Scored, fallback string) prompts.Policy {
 	}
 	return pp
 }
-
-// gameOf is the task's game.
-func gameOf(t Task) (ssd.Game, error) { return ssd.ParseGame(t.Env.Config.Game) }

@@ -15,20 +15,6 @@ var _ GuidedPlanner = (*LLMPlanner)(nil)
 // OpReflect is the Purpose of a GEPA reflection's LLM call.
 const OpReflect = "reflect"
 
-// system is the system message for g, ending with the planner's
-// guidance when it has one.
-func (p *LLMPlanner) system(g prompts.Game) (string, error) {
-	sys, err := p.Prompts.System(g)
-	if err != nil || p.Guidance == "" {
-		return sys, err
-	}
-	sec, err := p.Prompts.Guidance(prompts.GuidanceData{Game: g, Guidance: p.Guidance})
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimRight(sys, "\n") + "\n" + sec, nil
-}
-
 // Guide returns the planner with g as its system message's strategy
 // guidance: any text will do.
 func (p *LLMPlanner) Guide(g string) (Planner, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"policyevolve/critic"
+	"policyevolve/envs/ssd"
 	"policyevolve/evolve/episode"
 	"policyevolve/store"
 )
@@ -15,7 +16,7 @@ import (
 // against all of them.
 //
 // Each method makes one proposal, which is one "planner call" for budgets
-// and compare (DECISIONS.md): one LLM request, one rendered genome.
+// and compare (docs/decisions.md): one LLM request, one rendered genome.
 //
 // A method returns an error only for a failure of the system: the LLM
 // unreachable after its retries, a recorder that cannot write, a cancelled
@@ -208,3 +209,6 @@ func (u *Usage) Add(u2 Usage) {
 	u.ReasoningTokens += u2.ReasoningTokens
 	u.Cost += u2.Cost
 }
+
+// gameOf is the task's game.
+func gameOf(t Task) (ssd.Game, error) { return ssd.ParseGame(t.Env.Config.Game) }

@@ -84,7 +84,7 @@ func (o *llmOptions) clientFor(spec string, rec llm.Recorder) (*llm.Client, erro
 // check reports flags that are wrong whatever the model.
 func (o *llmOptions) check() error {
 	if o.spec == "" {
-		return usagef("--llm is required: PROVIDER:MODEL, e.g. openai:gpt-5 (see the README's LLM section)")
+		return usagef("--llm is required: PROVIDER:MODEL, e.g. openai:gpt-5 (see docs/llm.md)")
 	}
 	for _, spec := range append([]string{o.spec}, o.specs...) {
 		if _, _, err := llm.ParseSpec(spec); err != nil {

@@ -97,7 +97,7 @@ func median(xs []float64) float64 {
 // TestEvolveOfflineImproves runs the main job offline on a small budget in
 // both games: the search finds better policies than its initial
 // population (the first iteration's random genomes), and the champion
-// outranks every baseline. The figures are the README's; the run is
+// outranks every baseline. The figures are docs/evolution.md's; the run is
 // deterministic, so they do not move unless the search does.
 func TestEvolveOfflineImproves(t *testing.T) {
 	t.Parallel() // long, and mostly waiting on workers: overlap it with the others
@@ -180,7 +180,7 @@ func TestEvolveLLMReplay(t *testing.T) {
 		if c.Attempts != 2 || c.Status != store.CandidatePromoted || c.Games == 0 || c.WinRate <= 0.6 || c.Refusals["invalid"] != 1 || len(c.Refusals) != 1 {
 			t.Fatalf("run %d: candidate %+v", r, c)
 		}
-		if run.Champion != c.Policy || run.Usage.LLMCalls != 2 || run.Usage.Proposals != 2 { // the fix is a planner call too (DECISIONS)
+		if run.Champion != c.Policy || run.Usage.LLMCalls != 2 || run.Usage.Proposals != 2 { // the fix is a planner call too (docs/decisions.md)
 			t.Fatalf("run %d: %+v", r, run)
 		}
 		s, err := store.Open(db, store.Options{ReadOnly: true})

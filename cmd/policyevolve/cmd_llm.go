@@ -103,11 +103,3 @@ func describeSettings(s llm.Settings) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		s = s[:n] + "…"
-	}
-	return s
-}

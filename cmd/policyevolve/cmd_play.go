@@ -60,7 +60,7 @@ Any other --map value is read as a map file.`, stdout)
 	fs.StringVar(&o.seeds, "seeds", "0-4", "episode seeds: N, A-B, or a comma-separated list of both")
 	fs.IntVar(&o.steps, "steps", envs.DefaultMaxSteps, "steps per episode")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of a table")
-	fs.StringVar(&o.trace, "trace", "", "write every step of every episode to this JSON-lines file (see the README's trace format)")
+	fs.StringVar(&o.trace, "trace", "", "write every step of every episode to this JSON-lines file (format: docs/trace.md)")
 	o.sandboxOptions.register(fs)
 	o.watchOptions.register(fs)
 	if err := parseFlags(fs, args, false); err != nil {

@@ -15,7 +15,7 @@ import (
 func runCLI(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := run(ctx, args, &out, &errOut)
+	code := dispatch(ctx, args, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 

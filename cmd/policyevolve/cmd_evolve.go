@@ -231,14 +231,6 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	return nil
 }
 
-// storeFlag repeats the --store flag for a printed command, when needed.
-func storeFlag(o storeOptions) string {
-	if o.path == store.DefaultPath {
-		return ""
-	}
-	return " --store " + o.path
-}
-
 // printRunSummary prints how a run ended: its champion with its metrics,
 // where this process's time went (prof, when known), and the commands to
 // look further.
