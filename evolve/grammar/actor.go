@@ -53,6 +53,8 @@ func (g *Genome) act(k *kit, v *ssd.View, agent int) int {
 		a = k.harvestNearest(v, agent, &h.Nearest)
 	case Territory:
 		a = k.harvestTerritory(v, agent, &h.Territory)
+	case Zones:
+		a = k.harvestZones(v, agent, &h.Zones)
 	default:
 		a = k.harvestStrips(v, agent, &h.Strips)
 	}

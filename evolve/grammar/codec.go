@@ -14,7 +14,7 @@ import (
 // Version is the version of the genome format and of the rendering: a
 // source rendered by another version does not parse as a genome of this
 // one.
-const Version = 1
+const Version = 2
 
 // maxAgents bounds the cleaner counts of a genome read without knowing
 // its environment.
@@ -127,6 +127,8 @@ func (g *Genome) paramsPtr(family string) any {
 		return &g.Harvest.Territory
 	case Strips:
 		return &g.Harvest.Strips
+	case Zones:
+		return &g.Harvest.Zones
 	case Opportunistic:
 		return &g.Aggression.Opportunistic
 	case Territorial:

@@ -24,7 +24,10 @@ func backends() []sandbox.Backend {
 }
 
 // coveringGenomes draws n genomes from seed, alternating the games and
-// cycling through the kinds so that a handful covers every module.
+// cycling through the kinds so that a handful covers every module (the
+// first is a Gathering genome of zones, whose timing needs regrowth).
+// Zones take their costliest options: timed, shared (cut again as the
+// harvesters change), matched and refined.
 func coveringGenomes(seed int64, n int) []Genome {
 	rng := rand.New(rand.NewSource(seed))
 	cleaning := []string{Fixed, Adaptive, NoCleaning}
@@ -35,12 +38,16 @@ func coveringGenomes(seed int64, n int) []Genome {
 			game = ssd.Cleanup
 		}
 		g := Random(game, space10, rng)
-		g.Harvest.Kind = Kinds["harvest"][i%3]
+		hk := Kinds["harvest"]
+		g.Harvest.Kind = hk[(i+len(hk)-1)%len(hk)]
 		g.Aggression.Kind = Kinds["aggression"][i%4]
 		if game == ssd.Cleanup {
 			g.Cleaning.Kind = cleaning[(i/2)%3]
 		}
 		g.randomize(space10, rng, "") // parameters for the kinds set above
+		if z := &g.Harvest.Zones; g.Harvest.Kind == Zones {
+			z.Timed, z.Share, z.Match, z.Refine = true, true, true, 1+z.Refine%maxRefine
+		}
 		out = append(out, g)
 	}
 	return out
@@ -140,7 +147,7 @@ func TestConformance(t *testing.T) {
 // for a few random genomes and for the costliest genome the ranges allow,
 // on every backend.
 func TestSmoke(t *testing.T) {
-	genomes := append(coveringGenomes(11, 2), costliest())
+	genomes := append(coveringGenomes(11, 2), costliest(), costliestZones())
 	ctx := context.Background()
 	for _, be := range backends() {
 		sb, err := sandbox.New(sandbox.Config{Backend: be, CacheDir: testCache, StepTimeout: 5 * time.Second})
@@ -155,6 +162,19 @@ func TestSmoke(t *testing.T) {
 			t.Logf("%s genome %d (%s): %v per step, budget %v", be, i, g.Game, rep.PerStep, rep.Budget)
 		}
 	}
+}
+
+// costliestZones is the zones genome that cuts its zones most often and
+// most dearly: shared among the harvesters of a Cleanup team whose
+// cleaners change with the waste at every step (no hysteresis), refined
+// by the most rounds, timed and roaming.
+func costliestZones() Genome {
+	return Genome{Game: ssd.Cleanup,
+		Harvest: Harvest{Kind: Zones, Zones: ZonesParams{Refine: maxRefine, Match: true, Share: true, Timed: true,
+			Roam: maxSteps, Wait: true}},
+		Aggression: Aggression{Kind: Never},
+		Cleaning: Cleaning{Kind: Adaptive, Adaptive: AdaptiveParams{Low: 0.05, High: 0.1, Few: 1, Some: 5, Many: 9,
+			Roles: RoleParams{ByRiver: true, Search: true, Radius: maxRadius, MinWaste: 1}}}}
 }
 
 // compile renders g and compiles it for sb's backend.

@@ -39,6 +39,30 @@ func (g *Genome) describeHarvest() string {
 		}
 		return fmt.Sprintf("own strip of %s by agent id first (widened by %d on each side)", axis, t.Overlap) +
 			then(t.Roam, t.Wait, "strip")
+	case Zones:
+		z := h.Zones
+		s := "own zone first: the apple spawns cut into compact zones of equal counts by bisection"
+		if z.Refine > 0 {
+			s += fmt.Sprintf(" and %d rounds of balanced k-means", z.Refine)
+		}
+		if z.Share {
+			s += ", among the active harvesters (cut again when they change)"
+		} else {
+			s += ", one per agent"
+		}
+		if z.Match {
+			s += ", each zone to the agent nearest its centre"
+		} else {
+			s += ", by agent id"
+		}
+		if z.Timed {
+			s += "; go where an own apple can be picked soonest, counting regrowth, and wait on it"
+			if z.Roam > 0 {
+				s += fmt.Sprintf(" unless an apple within %d steps is nearer", z.Roam)
+			}
+			return s + then(0, z.Wait, "zone")
+		}
+		return s + then(z.Roam, z.Wait, "zone")
 	}
 	return h.Kind
 }

@@ -6,9 +6,13 @@
 //
 //   - harvesting: the nearest alive apple by BFS (optionally avoiding
 //     apples a nearer agent is heading for); one's own Voronoi territory
-//     first; column or row strips by agent id; in the last two, with no
-//     own apple alive, roaming to a near one or waiting on one's own apple
-//     spawns;
+//     first; column or row strips by agent id; compact zones of equal
+//     counts (recursive bisection, optionally refined by balanced
+//     k-means), given by id or to the nearest agent, cut once or again
+//     whenever the active harvesters change, and optionally timed: going
+//     where an own apple can be picked soonest, counting the regrowth of
+//     the apples it saw picked; in the last three, with no own apple
+//     alive, roaming to a near one or waiting on one's own apple spawns;
 //   - aggression: never; opportunistic (any rival in reach); territorial
 //     (rivals near the apples of one's territory); retaliation (agents
 //     seen beaming one of ours); each may turn toward targets and hold

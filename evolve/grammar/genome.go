@@ -14,6 +14,7 @@ const (
 	Nearest   = "nearest"   // harvesting: the nearest alive apple by BFS
 	Territory = "territory" // harvesting: own Voronoi territory first
 	Strips    = "strips"    // harvesting: column or row strips by agent id
+	Zones     = "zones"     // harvesting: compact zones of equal counts
 
 	Never         = "never"         // aggression: never beam
 	Opportunistic = "opportunistic" // aggression: beam any rival in reach
@@ -27,7 +28,7 @@ const (
 
 // Kinds lists each family's kinds, in a fixed order.
 var Kinds = map[string][]string{
-	"harvest":    {Nearest, Territory, Strips},
+	"harvest":    {Nearest, Territory, Strips, Zones},
 	"aggression": {Never, Opportunistic, Territorial, Retaliate},
 	"cleaning":   {NoCleaning, Fixed, Adaptive},
 }
@@ -48,6 +49,7 @@ type Harvest struct {
 	Nearest   NearestParams
 	Territory TerritoryParams
 	Strips    StripsParams
+	Zones     ZonesParams
 }
 
 // Aggression is the beaming module.
@@ -92,6 +94,7 @@ const (
 	maxRadius  = 8   // Radius
 	maxWaste   = 10  // MinWaste
 	maxDensity = 0.6 // Low, High (the river saturates at the depletion threshold, 0.4 by default)
+	maxRefine  = 8   // Refine
 )
 
 func ip(name string, v *int, lo, hi int) param {
@@ -118,6 +121,11 @@ func (g *Genome) params(s Space) []param {
 		t := &h.Strips
 		out = append(out, bp("harvest.Rows", &t.Rows), ip("harvest.Overlap", &t.Overlap, 0, maxSteps),
 			ip("harvest.Roam", &t.Roam, 0, maxSteps), bp("harvest.Wait", &t.Wait))
+	case Zones:
+		z := &h.Zones
+		out = append(out, ip("harvest.Refine", &z.Refine, 0, maxRefine), bp("harvest.Match", &z.Match),
+			bp("harvest.Share", &z.Share), bp("harvest.Timed", &z.Timed),
+			ip("harvest.Roam", &z.Roam, 0, maxSteps), bp("harvest.Wait", &z.Wait))
 	}
 	a := &g.Aggression
 	aim := func(reach *int, turn *bool, rest *int) {

@@ -40,6 +40,16 @@ type kit struct {
 	// Scratch lists of an agent's own apples and spawns, reused.
 	own    []ssd.Pos
 	spawns []ssd.Pos
+	// Zones: each agent's apple indices, the agents they were cut for,
+	// and a scratch list of the agents to cut for.
+	zone    [][]int
+	zoneWho []int
+	who     []int
+	// Apples: whether each was alive at the last step, and the step at
+	// which each can next be picked (the step itself while it is alive;
+	// -1 when unknown: Cleanup's regrowth is random).
+	appleWas []bool
+	ready    []int
 }
 
 func newKit() *kit { return &kit{step: -1, roleAt: -1} }
@@ -79,12 +89,18 @@ func (k *kit) newStep(v *ssd.View) {
 			k.shotAt[i] = -1000000
 			k.tagged[i] = -1000000
 		}
+		k.appleWas = make([]bool, v.NumApples())
+		k.ready = make([]int, v.NumApples())
+		for i := range k.ready {
+			k.ready[i] = -1
+		}
 	} else {
 		for i := 0; i < k.n; i++ {
 			k.team[i] = k.called[i] == k.step
 		}
 		k.seeBeams(v)
 	}
+	k.seeApples(v)
 	k.step = v.Step()
 	k.owner = nil
 	k.odist = nil
@@ -93,6 +109,32 @@ func (k *kit) newStep(v *ssd.View) {
 		k.prevOri[i] = v.Orientation(i)
 		k.prevHit[i] = v.BeamHits(i)
 		k.prevOut[i] = v.Timeout(i)
+	}
+}
+
+// seeApples notes when each apple can next be picked. In Gathering a
+// collected apple grows back AppleRespawnTime steps after it was picked,
+// where it was picked again at once when it is still missing then (an
+// agent stood on it); Cleanup's regrowth is random, and a missing apple's
+// time unknown.
+func (k *kit) seeApples(v *ssd.View) {
+	now := v.Step()
+	rt := v.Params().AppleRespawnTime
+	for i := range k.ready {
+		alive := v.AppleAlive(i)
+		switch {
+		case alive:
+			k.ready[i] = now
+		case rt <= 0:
+			k.ready[i] = -1
+		case k.appleWas[i]:
+			k.ready[i] = now + rt
+		case k.ready[i] >= 0:
+			for k.ready[i] <= now {
+				k.ready[i] += rt
+			}
+		}
+		k.appleWas[i] = alive
 	}
 }
 

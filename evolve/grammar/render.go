@@ -15,6 +15,7 @@ var methods = map[string]string{
 	Nearest:       "harvestNearest",
 	Territory:     "harvestTerritory",
 	Strips:        "harvestStrips",
+	Zones:         "harvestZones",
 	Opportunistic: "aggressOpportunistic",
 	Territorial:   "aggressTerritorial",
 	Retaliate:     "aggressRetaliate",

@@ -3,6 +3,7 @@ package planner_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -158,7 +159,7 @@ func TestGrammarPlannerFix(t *testing.T) {
 	}
 	problem := errors.New("smoke test: something odd")
 	_, err = p.Fix(ctx, planner.FixRequest{Task: task, Failed: prop, Problem: problem, Attempt: 1})
-	if !errors.Is(err, grammar.ErrBug) || !strings.Contains(err.Error(), "something odd") || !strings.Contains(err.Error(), `"v":1`) {
+	if !errors.Is(err, grammar.ErrBug) || !strings.Contains(err.Error(), "something odd") || !strings.Contains(err.Error(), fmt.Sprintf(`"v":%d`, grammar.Version)) {
 		t.Fatalf("Fix of a rendering that failed: %v, want a grammar bug naming the genome and the problem", err)
 	}
 	damaged := *prop

@@ -1,0 +1,311 @@
+package grammar
+
+import "policyevolve/envs/ssd"
+
+// ZonesParams: the apple spawns are cut into compact zones of equal
+// counts, one per harvester, and each agent collects in its own zone
+// first.
+type ZonesParams struct {
+	// Refine: rounds of balanced k-means (each spawn to the nearest zone
+	// centre with room, zones keeping their sizes) after the cut by
+	// recursive bisection along the longer side; 0 keeps the bisection.
+	Refine int
+	// Match gives the zones to the harvesters nearest their centres
+	// (harvesters in id order, each taking the nearest zone left); else
+	// the zones go to the harvesters in id order.
+	Match bool
+	// Share cuts the spawns among the team's active harvesters only (not
+	// tagged out, not cleaning), again whenever they change; else among
+	// all the agents of the game, once.
+	Share bool
+	// Timed goes for the own spawn whose apple can be picked soonest,
+	// counting when a collected apple grows back (known in Gathering,
+	// where regrowth takes a fixed time), waiting on it when it is near;
+	// else for the nearest own alive apple.
+	Timed bool
+	Roam  int  // as TerritoryParams.Roam; with Timed, only when nearer than the own pick
+	Wait  bool // as TerritoryParams.Wait, on the zone's spawns
+}
+
+// harvestZones collects the apples of the agent's zone.
+func (k *kit) harvestZones(v *ssd.View, agent int, p *ZonesParams) int {
+	k.zonesFor(v, p)
+	zone := k.zone[agent]
+	if p.Timed {
+		if a, ok := k.soonest(v, agent, zone, p.Roam); ok {
+			return a
+		}
+	}
+	own, spawns := k.own[:0], k.spawns[:0]
+	for _, i := range zone {
+		if v.AppleAlive(i) {
+			own = append(own, v.ApplePos(i))
+		} else {
+			spawns = append(spawns, v.ApplePos(i))
+		}
+	}
+	k.own, k.spawns = own, spawns
+	return fallback(v, agent, own, spawns, p.Roam, p.Wait)
+}
+
+// zonesFor cuts the zones when there are none yet, or, with Share, when
+// the active harvesters of the team changed since the last cut.
+func (k *kit) zonesFor(v *ssd.View, p *ZonesParams) {
+	who := k.who[:0]
+	for i := 0; i < k.n; i++ {
+		if !p.Share || (k.team[i] && v.Active(i) && !k.cleaner[i]) {
+			who = append(who, i)
+		}
+	}
+	k.who = who
+	if k.zone != nil && (!p.Share || sameInts(who, k.zoneWho)) {
+		return
+	}
+	k.zoneWho = append(k.zoneWho[:0], who...)
+	k.zone = cutZones(v, k.n, who, p.Refine, p.Match)
+}
+
+// soonest heads for the spawn of zone whose apple the agent can pick
+// first (its distance, or the wait until the apple grows back, whichever
+// is longer; the nearer on ties), standing on it while it grows; an alive
+// apple anywhere within roam steps that is nearer than that comes first.
+// It declines when no spawn of the zone has a known time.
+func (k *kit) soonest(v *ssd.View, agent int, zone []int, roam int) (int, bool) {
+	me := v.AgentPos(agent)
+	dist := v.DistanceField(me)
+	w := v.Width()
+	now := v.Step()
+	best, bestT, bestD := -1, 0, 0
+	for _, i := range zone {
+		a := v.ApplePos(i)
+		d := dist[a.R*w+a.C]
+		if d == ssd.Unreachable || k.ready[i] < 0 {
+			continue
+		}
+		t := d
+		if k.ready[i]-now > t {
+			t = k.ready[i] - now
+		}
+		if best < 0 || t < bestT || (t == bestT && d < bestD) {
+			best, bestT, bestD = i, t, d
+		}
+	}
+	if best < 0 {
+		return ssd.Stand, false
+	}
+	if roam > 0 {
+		apples := v.Apples()
+		if d := v.Distance(me, apples); d != ssd.Unreachable && d > 0 && d <= roam && d < bestT {
+			if a, ok := moveTo(v, agent, apples); ok {
+				return a, true
+			}
+		}
+	}
+	if bestD == 0 {
+		return ssd.Stand, true
+	}
+	a := v.ApplePos(best)
+	dr, dc, ok := v.BFSToward(agent, a.R, a.C)
+	if !ok {
+		return ssd.Stand, false
+	}
+	return ssd.DirectionToAction(dr, dc, v.Orientation(agent)), true
+}
+
+// cutZones cuts the apple spawns into one zone per agent of who, by
+// recursive bisection then refine rounds of balanced k-means, and returns
+// each agent's apple indices (nil for the agents not in who).
+func cutZones(v *ssd.View, n int, who []int, refine int, match bool) [][]int {
+	out := make([][]int, n)
+	if len(who) == 0 {
+		return out
+	}
+	idx := make([]int, v.NumApples())
+	for i := range idx {
+		idx[i] = i
+	}
+	parts := bisect(v, idx, len(who), nil)
+	for r := 0; r < refine; r++ {
+		parts = rebalance(v, parts)
+	}
+	taken := make([]bool, len(parts))
+	for j, a := range who {
+		pick := j
+		if match {
+			pick = nearestZone(v.AgentPos(a), v, parts, taken)
+		}
+		taken[pick] = true
+		out[a] = append([]int(nil), parts[pick]...)
+	}
+	return out
+}
+
+// bisect appends to out the spawns of idx cut into parts groups of as
+// equal counts as can be: the spawns sorted along the longer side of
+// their bounding box, cut in proportion to the groups on each side, and
+// each side cut again. It reorders idx.
+func bisect(v *ssd.View, idx []int, parts int, out [][]int) [][]int {
+	if parts <= 1 {
+		return append(out, idx)
+	}
+	minR, maxR, minC, maxC := 0, -1, 0, -1
+	for j, i := range idx {
+		p := v.ApplePos(i)
+		if j == 0 || p.R < minR {
+			minR = p.R
+		}
+		if j == 0 || p.R > maxR {
+			maxR = p.R
+		}
+		if j == 0 || p.C < minC {
+			minC = p.C
+		}
+		if j == 0 || p.C > maxC {
+			maxC = p.C
+		}
+	}
+	rows := maxR-minR > maxC-minC
+	for i := 1; i < len(idx); i++ { // insertion sort: stable, and run once per cut
+		for j := i; j > 0 && spawnKey(v, idx[j], rows) < spawnKey(v, idx[j-1], rows); j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+	half := parts / 2
+	cut := len(idx) * half / parts
+	out = bisect(v, idx[:cut], half, out)
+	return bisect(v, idx[cut:], parts-half, out)
+}
+
+// spawnKey orders spawns by row then column (rows) or by column then row.
+func spawnKey(v *ssd.View, i int, rows bool) int {
+	p := v.ApplePos(i)
+	if rows {
+		return p.R*v.Width() + p.C
+	}
+	return p.C*v.Height() + p.R
+}
+
+// rebalance is one round of balanced k-means: every zone's centre (in
+// quarter cells), then the (spawn, zone) pairs from the nearest
+// (Manhattan) up, each spawn going to the first zone in its pairs that
+// still has room, each zone keeping its size.
+func rebalance(v *ssd.View, parts [][]int) [][]int {
+	np := len(parts)
+	cr := make([]int, np)
+	cc := make([]int, np)
+	for j, g := range parts {
+		cr[j], cc[j] = centre(v, g)
+	}
+	var spawns []int
+	for i := 0; i < v.NumApples(); i++ {
+		spawns = append(spawns, i)
+	}
+	// Counting sort of the pairs by distance: spawn order, then zone
+	// order, within one distance.
+	maxD := 4 * (v.Height() + v.Width())
+	count := make([]int, maxD+2)
+	in := make([]bool, v.NumApples())
+	for _, g := range parts {
+		for _, i := range g {
+			in[i] = true
+		}
+	}
+	for _, i := range spawns {
+		if !in[i] {
+			continue
+		}
+		for j := 0; j < np; j++ {
+			if len(parts[j]) > 0 {
+				count[quarterDist(v.ApplePos(i), cr[j], cc[j])+1]++
+			}
+		}
+	}
+	for d := 1; d < len(count); d++ {
+		count[d] += count[d-1]
+	}
+	pairs := make([]int, count[len(count)-1])
+	for _, i := range spawns {
+		if !in[i] {
+			continue
+		}
+		for j := 0; j < np; j++ {
+			if len(parts[j]) > 0 {
+				d := quarterDist(v.ApplePos(i), cr[j], cc[j])
+				pairs[count[d]] = i*np + j
+				count[d]++
+			}
+		}
+	}
+	zone := make([]int, v.NumApples())
+	for i := range zone {
+		zone[i] = -1
+	}
+	size := make([]int, np)
+	for _, pr := range pairs {
+		i, j := pr/np, pr%np
+		if zone[i] < 0 && size[j] < len(parts[j]) {
+			zone[i] = j
+			size[j]++
+		}
+	}
+	out := make([][]int, np)
+	for i, j := range zone {
+		if j >= 0 {
+			out[j] = append(out[j], i)
+		}
+	}
+	return out
+}
+
+// centre is the mean position of the spawns of g in quarter cells.
+func centre(v *ssd.View, g []int) (int, int) {
+	if len(g) == 0 {
+		return 0, 0
+	}
+	sr, sc := 0, 0
+	for _, i := range g {
+		p := v.ApplePos(i)
+		sr += p.R
+		sc += p.C
+	}
+	return 4 * sr / len(g), 4 * sc / len(g)
+}
+
+// quarterDist is the Manhattan distance from p to a centre given in
+// quarter cells, in quarter cells.
+func quarterDist(p ssd.Pos, r4, c4 int) int {
+	return abs(4*p.R-r4) + abs(4*p.C-c4)
+}
+
+// nearestZone returns the zone not taken whose centre is nearest p (the
+// first on ties), or the first not taken when every zone is empty.
+func nearestZone(p ssd.Pos, v *ssd.View, parts [][]int, taken []bool) int {
+	best, bestD := -1, 0
+	for j, g := range parts {
+		if taken[j] {
+			continue
+		}
+		d := 1 << 30
+		if len(g) > 0 {
+			r4, c4 := centre(v, g)
+			d = quarterDist(p, r4, c4)
+		}
+		if best < 0 || d < bestD {
+			best, bestD = j, d
+		}
+	}
+	return best
+}
+
+// sameInts reports whether a and b hold the same values in order.
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
