@@ -174,7 +174,7 @@ func costliestZones() Genome {
 			Roam: maxSteps, Wait: true}},
 		Aggression: Aggression{Kind: Never},
 		Cleaning: Cleaning{Kind: Adaptive, Adaptive: AdaptiveParams{Low: 0.05, High: 0.1, Few: 1, Some: 5, Many: 9,
-			Roles: RoleParams{ByRiver: true, Search: true, Radius: maxRadius, MinWaste: 1}}}}
+			Roles: RoleParams{ByRiver: true, Search: true, Radius: maxRadius, MinWaste: 1, Split: true, Stay: true}}}}
 }
 
 // compile renders g and compiles it for sb's backend.
@@ -192,12 +192,13 @@ func compile(t *testing.T, sb *sandbox.Sandbox, g Genome) *sandbox.Program {
 }
 
 // costliest is the Cleanup genome that makes the most calls per step:
-// every agent a searching cleaner with the widest radius, territorial
+// every agent a searching cleaner with the widest radius, counting the
+// waste of its own section of the river cell by cell, territorial
 // aggression (apples times agents) and territory harvesting with slack.
 func costliest() Genome {
 	return Genome{Game: ssd.Cleanup,
 		Harvest:    Harvest{Kind: Territory, Territory: TerritoryParams{Slack: maxSteps, Roam: maxSteps, Wait: true}},
 		Aggression: Aggression{Kind: Territorial, Territorial: TerritorialParams{Reach: maxReach, Turn: true, Near: maxNear}},
 		Cleaning: Cleaning{Kind: Fixed, Fixed: FixedParams{Cleaners: 10,
-			Roles: RoleParams{ByRiver: true, Search: true, Radius: maxRadius, MinWaste: 1}}}}
+			Roles: RoleParams{ByRiver: true, Search: true, Radius: maxRadius, MinWaste: 1, Split: true, Stay: true}}}}
 }

@@ -120,6 +120,12 @@ func (g *Genome) describeCleaning() string {
 		if r.Search {
 			how = fmt.Sprintf("search %d steps around for the beam that clears most", r.Radius)
 		}
+		if r.Split {
+			how += ", each in its own section of the river"
+		}
+		if r.Stay {
+			how += ", waiting by the river when there is nothing to clean"
+		}
 		return fmt.Sprintf(", chosen %s, roles held %d steps; cleaners %s, firing when a beam clears at least %d", who, r.Hold, how, r.MinWaste)
 	}
 	switch c.Kind {

@@ -149,7 +149,8 @@ func (g *Genome) params(s Space) []param {
 	roles := func(r *RoleParams) {
 		out = append(out, bp("cleaning.ByRiver", &r.ByRiver), bp("cleaning.Search", &r.Search),
 			ip("cleaning.Radius", &r.Radius, 1, maxRadius), ip("cleaning.MinWaste", &r.MinWaste, 1, maxWaste),
-			ip("cleaning.Hold", &r.Hold, 0, maxRest))
+			ip("cleaning.Hold", &r.Hold, 0, maxRest), bp("cleaning.Split", &r.Split),
+			bp("cleaning.Stay", &r.Stay))
 	}
 	agents := max(s.Agents, 1)
 	switch c.Kind {

@@ -19,6 +19,14 @@ type RoleParams struct {
 	// of cleaners falls only Hold steps after the roles last changed
 	// (hysteresis, so that roles do not flap).
 	Hold int
+	// Split cuts the river into one section per cleaner (in the order the
+	// roles are given): a cleaner fires only from the cells nearer its
+	// own section than any other, and walks toward only the waste of its
+	// own section.
+	Split bool
+	// Stay: a cleaner with no waste to clean waits by the river (in its
+	// section) instead of harvesting.
+	Stay bool
 }
 
 // FixedParams: a fixed number of cleaners.
@@ -59,18 +67,113 @@ func (k *kit) clean(v *ssd.View, agent, want int, r *RoleParams) (int, bool) {
 		k.roleAt = k.step
 		k.assign(v, want, r)
 	}
-	if !k.cleaner[agent] || v.NumWaste() == 0 {
+	if !k.cleaner[agent] {
 		return ssd.Stand, false
 	}
-	if r.Search {
-		return k.cleanSearch(v, agent, r)
+	sec := -1
+	if r.Split {
+		sec = k.section(v, agent)
 	}
-	return cleanHere(v, agent, r)
+	if v.NumWaste() > 0 {
+		var a int
+		var ok bool
+		if r.Search {
+			a, ok = k.cleanSearch(v, agent, r, sec)
+		} else {
+			a, ok = k.cleanHere(v, agent, r, sec)
+		}
+		if ok {
+			return a, true
+		}
+	}
+	if r.Stay {
+		return k.stay(v, agent, sec)
+	}
+	return ssd.Stand, false
+}
+
+// stay keeps an idle cleaner by the river: it walks into its section
+// (the river, without Split) and stands there.
+func (k *kit) stay(v *ssd.View, agent, sec int) (int, bool) {
+	me := v.AgentPos(agent)
+	w := v.Width()
+	if v.IsRiver(me.R, me.C) && (sec < 0 || k.secAt[me.R*w+me.C] == sec) {
+		return ssd.Stand, true
+	}
+	var targets []ssd.Pos
+	for _, p := range v.RiverCells() {
+		if sec < 0 || k.secAt[p.R*w+p.C] == sec {
+			targets = append(targets, p)
+		}
+	}
+	if a, ok := moveTo(v, agent, targets); ok {
+		return a, true
+	}
+	return ssd.Stand, true
+}
+
+// section returns the agent's section of the river, cutting the river
+// into one section per cleaner (in rank order) when the cleaners changed.
+func (k *kit) section(v *ssd.View, agent int) int {
+	if k.secStep != k.roleStep || k.secOf == nil {
+		k.secStep = k.roleStep
+		k.cutSections(v)
+	}
+	return k.secOf[agent]
+}
+
+// cutSections cuts the river cells into as many sections of equal counts
+// as there are cleaners, by recursive bisection, the sections going to
+// the cleaners in rank order; secAt maps each cell to the section of its
+// nearest river cell (the first section on ties; -1 where none is
+// reachable).
+func (k *kit) cutSections(v *ssd.View) {
+	river := v.RiverCells()
+	w := v.Width()
+	if k.secAt == nil {
+		k.secAt = make([]int, v.Height()*w)
+		k.secOf = make([]int, k.n)
+	}
+	for i := range k.secAt {
+		k.secAt[i] = -1
+	}
+	var who []int
+	for _, i := range k.ranked {
+		if k.cleaner[i] {
+			who = append(who, i)
+		}
+	}
+	for i := range k.secOf {
+		k.secOf[i] = -1
+	}
+	if len(who) == 0 {
+		return
+	}
+	idx := make([]int, len(river))
+	for i := range idx {
+		idx[i] = i
+	}
+	parts := bisectCells(river, idx, len(who), nil, v.Height(), w)
+	near := make([]int, len(k.secAt))
+	for j, part := range parts {
+		var cells []ssd.Pos
+		for _, i := range part {
+			cells = append(cells, river[i])
+		}
+		field := v.DistanceFieldFrom(cells)
+		for c, d := range field {
+			if d != ssd.Unreachable && (k.secAt[c] < 0 || d < near[c]) {
+				k.secAt[c], near[c] = j, d
+			}
+		}
+		k.secOf[who[j]] = j
+	}
 }
 
 // assign chooses the step's cleaners among the active agents of the team.
 func (k *kit) assign(v *ssd.View, want int, r *RoleParams) {
 	rank := k.rank(v, r.ByRiver)
+	k.ranked = rank
 	if want > len(rank) {
 		want = len(rank)
 	}
@@ -144,29 +247,33 @@ func (k *kit) rank(v *ssd.View, byRiver bool) []int {
 }
 
 // cleanHere fires when the beam from here clears enough waste, else turns
-// toward the orientation that would, else walks toward the nearest waste.
-func cleanHere(v *ssd.View, agent int, r *RoleParams) (int, bool) {
+// toward the orientation that would, else walks toward the nearest waste;
+// with sec not -1, it fires only from the cells of section sec and walks
+// toward the waste of that section.
+func (k *kit) cleanHere(v *ssd.View, agent int, r *RoleParams, sec int) (int, bool) {
 	me := v.AgentPos(agent)
 	o := v.Orientation(agent)
-	if v.CleanBeamCount(me.R, me.C, o) >= r.MinWaste {
-		return ssd.Clean, true
-	}
-	best, bestN := -1, r.MinWaste-1
-	for t := 0; t < 4; t++ {
-		if n := v.CleanBeamCount(me.R, me.C, t); n > bestN {
-			best, bestN = t, n
+	if sec < 0 || k.secAt[me.R*v.Width()+me.C] == sec {
+		if v.CleanBeamCount(me.R, me.C, o) >= r.MinWaste {
+			return ssd.Clean, true
+		}
+		best, bestN := -1, r.MinWaste-1
+		for t := 0; t < 4; t++ {
+			if n := v.CleanBeamCount(me.R, me.C, t); n > bestN {
+				best, bestN = t, n
+			}
+		}
+		if best >= 0 {
+			return ssd.RotateToward(o, best), true
 		}
 	}
-	if best >= 0 {
-		return ssd.RotateToward(o, best), true
-	}
-	return towardWaste(v, agent)
+	return k.towardWaste(v, agent, sec)
 }
 
 // cleanSearch finds, within Radius steps, the cell and orientation whose
 // beam clears the most waste (nearest first on ties), goes there and
-// fires.
-func (k *kit) cleanSearch(v *ssd.View, agent int, r *RoleParams) (int, bool) {
+// fires. With sec not -1 it fires only from the cells of that section.
+func (k *kit) cleanSearch(v *ssd.View, agent int, r *RoleParams, sec int) (int, bool) {
 	me := v.AgentPos(agent)
 	o := v.Orientation(agent)
 	dist := v.DistanceField(me)
@@ -177,7 +284,7 @@ func (k *kit) cleanSearch(v *ssd.View, agent int, r *RoleParams) (int, bool) {
 	for dr := -r.Radius; dr <= r.Radius; dr++ {
 		for dc := -r.Radius; dc <= r.Radius; dc++ {
 			p := ssd.Pos{R: me.R + dr, C: me.C + dc}
-			if !v.InBounds(p.R, p.C) || v.Wall(p.R, p.C) {
+			if !v.InBounds(p.R, p.C) || v.Wall(p.R, p.C) || (sec >= 0 && k.secAt[p.R*w+p.C] != sec) {
 				continue
 			}
 			d := dist[p.R*w+p.C]
@@ -194,7 +301,7 @@ func (k *kit) cleanSearch(v *ssd.View, agent int, r *RoleParams) (int, bool) {
 	}
 	switch {
 	case bestO < 0:
-		return towardWaste(v, agent)
+		return k.towardWaste(v, agent, sec)
 	case bestD > 0:
 		dr, dc, ok := v.BFSToward(agent, best.R, best.C)
 		if !ok {
@@ -207,13 +314,14 @@ func (k *kit) cleanSearch(v *ssd.View, agent int, r *RoleParams) (int, bool) {
 	return ssd.Clean, true
 }
 
-// towardWaste walks toward the nearest waste cell other than the one the
-// agent stands on.
-func towardWaste(v *ssd.View, agent int) (int, bool) {
+// towardWaste walks toward the nearest waste cell (of section sec, when
+// sec is not -1) other than the one the agent stands on.
+func (k *kit) towardWaste(v *ssd.View, agent, sec int) (int, bool) {
 	me := v.AgentPos(agent)
+	w := v.Width()
 	var targets []ssd.Pos
 	for _, p := range v.WasteCells() {
-		if p.R != me.R || p.C != me.C {
+		if (p.R != me.R || p.C != me.C) && (sec < 0 || k.secAt[p.R*w+p.C] == sec) {
 			targets = append(targets, p)
 		}
 	}

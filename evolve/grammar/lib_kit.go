@@ -35,6 +35,13 @@ type kit struct {
 	cleaner  []bool
 	roleAt   int
 	roleStep int
+	// The agents ranked for the cleaner role at the last assignment, and
+	// the river's sections: each cell's (that of its nearest river cell),
+	// each agent's (-1 for none), and the role change they were cut for.
+	ranked  []int
+	secAt   []int
+	secOf   []int
+	secStep int
 	// Strips: the apples of each agent's strip, made at first use.
 	strip [][]int
 	// Scratch lists of an agent's own apples and spawns, reused.

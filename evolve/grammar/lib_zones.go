@@ -120,19 +120,20 @@ func cutZones(v *ssd.View, n int, who []int, refine int, match bool) [][]int {
 	if len(who) == 0 {
 		return out
 	}
-	idx := make([]int, v.NumApples())
+	cells := v.AppleSpawns()
+	idx := make([]int, len(cells))
 	for i := range idx {
 		idx[i] = i
 	}
-	parts := bisect(v, idx, len(who), nil)
+	parts := bisectCells(cells, idx, len(who), nil, v.Height(), v.Width())
 	for r := 0; r < refine; r++ {
-		parts = rebalance(v, parts)
+		parts = rebalance(cells, parts, v.Height()+v.Width())
 	}
 	taken := make([]bool, len(parts))
 	for j, a := range who {
 		pick := j
 		if match {
-			pick = nearestZone(v.AgentPos(a), v, parts, taken)
+			pick = nearestZone(v.AgentPos(a), cells, parts, taken)
 		}
 		taken[pick] = true
 		out[a] = append([]int(nil), parts[pick]...)
@@ -140,17 +141,18 @@ func cutZones(v *ssd.View, n int, who []int, refine int, match bool) [][]int {
 	return out
 }
 
-// bisect appends to out the spawns of idx cut into parts groups of as
-// equal counts as can be: the spawns sorted along the longer side of
-// their bounding box, cut in proportion to the groups on each side, and
-// each side cut again. It reorders idx.
-func bisect(v *ssd.View, idx []int, parts int, out [][]int) [][]int {
+// bisectCells appends to out the cells idx (indices into cells) cut into
+// parts groups of as equal counts as can be: sorted along the longer side
+// of their bounding box, cut in proportion to the groups on each side,
+// and each side cut again. It reorders idx; h and w are the map's height
+// and width.
+func bisectCells(cells []ssd.Pos, idx []int, parts int, out [][]int, h, w int) [][]int {
 	if parts <= 1 {
 		return append(out, idx)
 	}
 	minR, maxR, minC, maxC := 0, -1, 0, -1
 	for j, i := range idx {
-		p := v.ApplePos(i)
+		p := cells[i]
 		if j == 0 || p.R < minR {
 			minR = p.R
 		}
@@ -166,57 +168,51 @@ func bisect(v *ssd.View, idx []int, parts int, out [][]int) [][]int {
 	}
 	rows := maxR-minR > maxC-minC
 	for i := 1; i < len(idx); i++ { // insertion sort: stable, and run once per cut
-		for j := i; j > 0 && spawnKey(v, idx[j], rows) < spawnKey(v, idx[j-1], rows); j-- {
+		for j := i; j > 0 && cellKey(cells[idx[j]], rows, h, w) < cellKey(cells[idx[j-1]], rows, h, w); j-- {
 			idx[j], idx[j-1] = idx[j-1], idx[j]
 		}
 	}
 	half := parts / 2
 	cut := len(idx) * half / parts
-	out = bisect(v, idx[:cut], half, out)
-	return bisect(v, idx[cut:], parts-half, out)
+	out = bisectCells(cells, idx[:cut], half, out, h, w)
+	return bisectCells(cells, idx[cut:], parts-half, out, h, w)
 }
 
-// spawnKey orders spawns by row then column (rows) or by column then row.
-func spawnKey(v *ssd.View, i int, rows bool) int {
-	p := v.ApplePos(i)
+// cellKey orders the cells of an h×w map by row then column (rows) or
+// by column then row.
+func cellKey(p ssd.Pos, rows bool, h, w int) int {
 	if rows {
-		return p.R*v.Width() + p.C
+		return p.R*w + p.C
 	}
-	return p.C*v.Height() + p.R
+	return p.C*h + p.R
 }
 
-// rebalance is one round of balanced k-means: every zone's centre (in
-// quarter cells), then the (spawn, zone) pairs from the nearest
-// (Manhattan) up, each spawn going to the first zone in its pairs that
-// still has room, each zone keeping its size.
-func rebalance(v *ssd.View, parts [][]int) [][]int {
+// rebalance is one round of balanced k-means: every group's centre (in
+// quarter cells), then the (cell, group) pairs from the nearest
+// (Manhattan) up, each cell going to the first group in its pairs that
+// still has room, each group keeping its size. span bounds a distance in
+// cells (the map's height plus width).
+func rebalance(cells []ssd.Pos, parts [][]int, span int) [][]int {
 	np := len(parts)
 	cr := make([]int, np)
 	cc := make([]int, np)
+	in := make([]bool, len(cells))
 	for j, g := range parts {
-		cr[j], cc[j] = centre(v, g)
-	}
-	var spawns []int
-	for i := 0; i < v.NumApples(); i++ {
-		spawns = append(spawns, i)
-	}
-	// Counting sort of the pairs by distance: spawn order, then zone
-	// order, within one distance.
-	maxD := 4 * (v.Height() + v.Width())
-	count := make([]int, maxD+2)
-	in := make([]bool, v.NumApples())
-	for _, g := range parts {
+		cr[j], cc[j] = centre(cells, g)
 		for _, i := range g {
 			in[i] = true
 		}
 	}
-	for _, i := range spawns {
+	// Counting sort of the pairs by distance: cell order, then group
+	// order, within one distance.
+	count := make([]int, 4*span+2)
+	for i := range cells {
 		if !in[i] {
 			continue
 		}
 		for j := 0; j < np; j++ {
 			if len(parts[j]) > 0 {
-				count[quarterDist(v.ApplePos(i), cr[j], cc[j])+1]++
+				count[quarterDist(cells[i], cr[j], cc[j])+1]++
 			}
 		}
 	}
@@ -224,32 +220,32 @@ func rebalance(v *ssd.View, parts [][]int) [][]int {
 		count[d] += count[d-1]
 	}
 	pairs := make([]int, count[len(count)-1])
-	for _, i := range spawns {
+	for i := range cells {
 		if !in[i] {
 			continue
 		}
 		for j := 0; j < np; j++ {
 			if len(parts[j]) > 0 {
-				d := quarterDist(v.ApplePos(i), cr[j], cc[j])
+				d := quarterDist(cells[i], cr[j], cc[j])
 				pairs[count[d]] = i*np + j
 				count[d]++
 			}
 		}
 	}
-	zone := make([]int, v.NumApples())
-	for i := range zone {
-		zone[i] = -1
+	group := make([]int, len(cells))
+	for i := range group {
+		group[i] = -1
 	}
 	size := make([]int, np)
 	for _, pr := range pairs {
 		i, j := pr/np, pr%np
-		if zone[i] < 0 && size[j] < len(parts[j]) {
-			zone[i] = j
+		if group[i] < 0 && size[j] < len(parts[j]) {
+			group[i] = j
 			size[j]++
 		}
 	}
 	out := make([][]int, np)
-	for i, j := range zone {
+	for i, j := range group {
 		if j >= 0 {
 			out[j] = append(out[j], i)
 		}
@@ -257,16 +253,15 @@ func rebalance(v *ssd.View, parts [][]int) [][]int {
 	return out
 }
 
-// centre is the mean position of the spawns of g in quarter cells.
-func centre(v *ssd.View, g []int) (int, int) {
+// centre is the mean position of the cells g in quarter cells.
+func centre(cells []ssd.Pos, g []int) (int, int) {
 	if len(g) == 0 {
 		return 0, 0
 	}
 	sr, sc := 0, 0
 	for _, i := range g {
-		p := v.ApplePos(i)
-		sr += p.R
-		sc += p.C
+		sr += cells[i].R
+		sc += cells[i].C
 	}
 	return 4 * sr / len(g), 4 * sc / len(g)
 }
@@ -277,9 +272,9 @@ func quarterDist(p ssd.Pos, r4, c4 int) int {
 	return abs(4*p.R-r4) + abs(4*p.C-c4)
 }
 
-// nearestZone returns the zone not taken whose centre is nearest p (the
-// first on ties), or the first not taken when every zone is empty.
-func nearestZone(p ssd.Pos, v *ssd.View, parts [][]int, taken []bool) int {
+// nearestZone returns the group not taken whose centre is nearest p (the
+// first on ties), or the first not taken when every group is empty.
+func nearestZone(p ssd.Pos, cells []ssd.Pos, parts [][]int, taken []bool) int {
 	best, bestD := -1, 0
 	for j, g := range parts {
 		if taken[j] {
@@ -287,7 +282,7 @@ func nearestZone(p ssd.Pos, v *ssd.View, parts [][]int, taken []bool) int {
 		}
 		d := 1 << 30
 		if len(g) > 0 {
-			r4, c4 := centre(v, g)
+			r4, c4 := centre(cells, g)
 			d = quarterDist(p, r4, c4)
 		}
 		if best < 0 || d < bestD {
