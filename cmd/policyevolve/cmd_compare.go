@@ -24,6 +24,7 @@ type compareOptions struct {
 	seed        uint64
 	seeds       string
 	matchSeeds  string
+	heldOut     string
 	candidates  int
 	localRounds int
 	workers     int
@@ -77,10 +78,13 @@ adds all three).
 It prints a Table-1-style report — per method, efficiency, equality,
 sustainability and peace as mean (min–max) over runs, league rating,
 exploitability (the worst margin by which a league member beats it),
-planner calls, LLM calls, tokens, cost and wall time — as Markdown, and
-writes it to PREFIX.csv and PREFIX.json with the runs' ids. The runs (and
-the Q-learner's trainings) are stored: compare again with the same flags
-reuses (or resumes) them.`
+planner calls, LLM calls, tokens, cost and wall time — as Markdown, then
+each searching method's best-so-far curve (the best self-play efficiency
+among the policies its first N planner calls wrote, mean over runs) and,
+with --held-out 100-129, every champion replayed in self-play on seeds no
+search saw. It writes the report to PREFIX.csv and PREFIX.json with the
+runs' ids. The runs (and the Q-learner's trainings) are stored: compare
+again with the same flags reuses (or resumes) them.`
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return compareCommand(ctx, "compare", compareDoc, "", args, stdout, stderr)
@@ -104,6 +108,7 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	o.seed = 1
 	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds")
 	fs.StringVar(&o.matchSeeds, "match-seeds", "0", "match seeds (candidates' matches and the league)")
+	fs.StringVar(&o.heldOut, "held-out", "", "also replay each champion in self-play on these seeds, which no search sees (e.g. 100-129): a held-out table")
 	fs.IntVar(&o.candidates, "candidates", evolve.DefaultCandidates, "population candidates per iteration")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "population local refinement rounds (0: none)")
 	fs.IntVar(&o.workers, "workers", 0, "episodes played at once (default: the CPUs)")
@@ -193,6 +198,11 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	matchSeeds, err := parseSeeds(o.matchSeeds)
 	if err != nil {
 		return usagef("--match-seeds: %v", err)
+	}
+	if o.heldOut != "" {
+		if x.HeldOut, err = parseSeeds(o.heldOut); err != nil {
+			return usagef("--held-out: %v", err)
+		}
 	}
 	planners := []string{planner.GrammarName}
 	if len(o.llm.specs) > 0 {

@@ -20,14 +20,16 @@ import (
 // GEPA (the paper's sparse reflections and the critic variant) and
 // Q-learner rows next to the baselines, each search within the budget of
 // planner calls, the Q-learner with its training time and no planner
-// call; the report's files; and a second compare with the same flags
-// that finds every run (and training) again.
+// call; each search's best-so-far curve, which climbs to the chain's
+// champion; every champion replayed on held-out seeds; the report's
+// files; and a second compare with the same flags that finds every run
+// (and training) again.
 func TestCompare(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	db, prefix := filepath.Join(dir, "cmp.db"), filepath.Join(dir, "report")
 	args := append([]string{"compare", "--store", db, "--seeds", "0-1", "--budget", "3", "--runs", "1", "--candidates", "1",
-		"--local-rounds", "0", "--qlearn-episodes", "3", "--gepa-feedback", "sparse,critic", "-o", prefix},
+		"--local-rounds", "0", "--qlearn-episodes", "3", "--gepa-feedback", "sparse,critic", "--held-out", "5-6", "-o", prefix},
 		"--game", "gathering", "--map", "small", "--agents", "4", "--steps", "100")
 	out, errOut := cli(t, args...)
 	t.Logf("%s", out)
@@ -61,6 +63,31 @@ func TestCompare(t *testing.T) {
 		if r := rows[m]; r.PlannerCalls.Mean != 3 {
 			t.Errorf("row %s: %v planner calls, want 3", m, r.PlannerCalls.Mean)
 		}
+	}
+	for _, m := range []string{"chain", "population", "gepa", "gepa-critic"} {
+		p := rows[m].Progress
+		if len(p) != 3 || p[0].Calls != 1 || p[2].Calls != 3 {
+			t.Fatalf("row %s: progress %+v, want points at calls 1, 2 and 3", m, p)
+		}
+		for k := 1; k < len(p); k++ {
+			if p[k].Best.N != 1 || p[k].Best.Mean < p[k-1].Best.Mean {
+				t.Errorf("row %s: the best so far fell or is missing: %+v", m, p)
+			}
+		}
+	}
+	// The chain's champion is its best policy by efficiency: its curve
+	// ends there.
+	if c := rows["chain"]; c.Progress[2].Best.Mean != c.Efficiency.Mean {
+		t.Errorf("chain: best so far %v after its 3 calls, champion's efficiency %v", c.Progress[2].Best.Mean, c.Efficiency.Mean)
+	}
+	for _, r := range rep.Rows {
+		if r.Method != "qlearn" && r.HeldOut.N != len(r.Champions) {
+			t.Errorf("row %s: %d held-out replays for %d champions", r.Method, r.HeldOut.N, len(r.Champions))
+		}
+	}
+	if !slices.Equal(rep.HeldOutSeeds, []uint64{5, 6}) || !strings.Contains(out, "on seeds 5–6, which no search saw") ||
+		!strings.Contains(out, "Best so far per planner call") {
+		t.Errorf("no held-out or best-so-far table:\n%s", out)
 	}
 	q := rows["qlearn"]
 	if q.PlannerCalls.Mean != 0 || q.LLMCalls.Mean != 0 || q.WallSeconds.Mean <= 0 {

@@ -50,6 +50,10 @@ type Experiment struct {
 	Transfer     bool
 	TransferMaps []string
 	Invaders     bool
+	// HeldOut, when set, replays each champion in self-play on these
+	// seeds (on the comparison's map): seeds no search saw, where a
+	// champion chosen on the evaluation seeds shows what it is worth.
+	HeldOut []uint64
 
 	Store   *store.Store
 	Sandbox *sandbox.Sandbox
@@ -183,11 +187,13 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	id := ID(b, e.Runs, e.Seed)
-	report := &Report{ID: id, Env: env.Config, Budget: b.MaxPlannerCalls, Runs: e.Runs, Seeds: b.EvalSeeds, QLearnEpisodes: e.QLearnEpisodes}
+	report := &Report{ID: id, Env: env.Config, Budget: b.MaxPlannerCalls, Runs: e.Runs, Seeds: b.EvalSeeds, QLearnEpisodes: e.QLearnEpisodes,
+		HeldOutSeeds: e.HeldOut}
 	// zero-shot: the first chain method's initial policies.
 	var zero zeroShotRow
 	for _, m := range e.Methods {
 		row := Row{Method: m.Label}
+		var curves [][]float64
 		for r := 0; r < e.Runs; r++ {
 			cfg := b
 			cfg.Mode, cfg.Seed = m.Mode, e.Seed+uint64(r)
@@ -208,12 +214,20 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 				return nil, err
 			}
 			row.addRun(run)
+			if err := e.Store.View(func(tx *store.Tx) error {
+				c, err := Progress(tx, run.ID)
+				curves = append(curves, c)
+				return err
+			}); err != nil {
+				return nil, err
+			}
 			if e.ZeroShot && m.Mode == evolve.ModeChain && (zero.from == "" || zero.from == m.Label) {
 				if err := zero.addInitial(e.Store, run, m.Label); err != nil {
 					return nil, err
 				}
 			}
 		}
+		row.Progress = progressAt(curves, b.MaxPlannerCalls)
 		report.Rows = append(report.Rows, row)
 	}
 	if e.ZeroShot {
@@ -333,6 +347,11 @@ func (e *Experiment) league(ctx context.Context, env episode.Env, report *Report
 		}
 		if err := addRefusals(e.Store, row); err != nil {
 			return err
+		}
+		if len(e.HeldOut) > 0 {
+			if err := addHeldOut(ctx, a, row, b.Map, e.HeldOut); err != nil {
+				return err
+			}
 		}
 		if e.Transfer {
 			if err := addTransfer(ctx, a, row, arena.TransferMaps(game, e.TransferMaps)); err != nil {

@@ -58,6 +58,28 @@ func addTransfer(ctx context.Context, a *arena.Arena, row *Row, maps []string) e
 	return nil
 }
 
+// addHeldOut replays every champion of the row in self-play on the
+// held-out seeds, on the comparison's map (spec as given: "" is the
+// game's default).
+func addHeldOut(ctx context.Context, a *arena.Arena, row *Row, mapSpec string, seeds []uint64) error {
+	g, err := ssd.ParseGame(a.Env.Config.Game)
+	if err != nil {
+		return err
+	}
+	for _, c := range row.Champions {
+		actor, err := a.Actor(ctx, c)
+		if err != nil {
+			return err
+		}
+		rows, err := arena.Transfer(ctx, g, []string{mapSpec}, a.Env.Config.Agents, a.Env.Config.MaxSteps, actor, seeds)
+		if err != nil {
+			return err
+		}
+		row.HeldOut.Add(rows[0].Metrics.Efficiency)
+	}
+	return nil
+}
+
 // addInvaders finds each champion's worst invader among the players.
 func addInvaders(ctx context.Context, a *arena.Arena, row *Row, players []string, name func(string) string) error {
 	for _, c := range row.Champions {

@@ -25,6 +25,7 @@ type Report struct {
 	Runs           int             `json:"runs"`   // runs per method
 	Seeds          []uint64        `json:"seeds"`  // self-play evaluation seeds
 	QLearnEpisodes int             `json:"qlearn_episodes,omitempty"`
+	HeldOutSeeds   []uint64        `json:"held_out_seeds,omitempty"`
 	Rows           []Row           `json:"rows"`
 }
 
@@ -61,6 +62,12 @@ type Extras struct {
 	Transfer     map[string]Stat `json:"transfer,omitempty"` // map → efficiency over champions
 	WorstInvader []string        `json:"worst_invader,omitempty"`
 	InvaderGain  Stat            `json:"invader_gain"` // the worst invader's per-agent margin over the residents
+	// HeldOut is the champions' self-play efficiency on the held-out
+	// seeds (Experiment.HeldOut).
+	HeldOut Stat `json:"held_out"`
+	// Progress is the runs' best-so-far curve at the report's checkpoints
+	// (Progress, Checkpoints): how the search climbed per planner call.
+	Progress []ProgressPoint `json:"progress,omitempty"`
 }
 
 // Stat is a mean with its range over runs.
@@ -133,6 +140,14 @@ func (rep *Report) WriteMarkdown(w io.Writer) {
 
 // writeExtras prints the extra tables, when there are any.
 func (rep *Report) writeExtras(w io.Writer) {
+	rep.writeProgress(w)
+	if len(rep.HeldOutSeeds) > 0 {
+		fmt.Fprintf(w, "\nHeld out: self-play efficiency of the champions on seeds %s, which no search saw\n\n", seedRange(rep.HeldOutSeeds))
+		fmt.Fprintf(w, "| method | efficiency, evaluation seeds | efficiency, held-out seeds |\n|---|---|---|\n")
+		for _, r := range rep.Rows {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", r.Method, r.Efficiency, r.HeldOut)
+		}
+	}
 	var mapNames []string
 	refusals, invaders := false, false
 	for _, r := range rep.Rows {
@@ -182,6 +197,45 @@ func (rep *Report) writeExtras(w io.Writer) {
 			fmt.Fprintf(w, "| %s | %s |\n", r.Method, orDash(strings.Join(parts, ", ")))
 		}
 	}
+}
+
+// writeProgress prints the searching rows' best-so-far curves.
+func (rep *Report) writeProgress(w io.Writer) {
+	var rows []Row
+	for _, r := range rep.Rows {
+		if len(r.Progress) > 0 {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nBest so far per planner call: the best self-play efficiency (evaluation seeds) among the policies written by the first N calls, mean (min–max) over runs")
+	head := []string{"method"}
+	for _, p := range rows[0].Progress {
+		head = append(head, fmt.Sprintf("%d", p.Calls))
+	}
+	fmt.Fprintf(w, "\n| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+	for _, r := range rows {
+		cells := []string{r.Method}
+		for _, p := range r.Progress {
+			cells = append(cells, p.Best.String())
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+}
+
+// seedRange writes seeds as "A–B" when they run without a gap, else as a
+// list.
+func seedRange(seeds []uint64) string {
+	run := len(seeds) > 1
+	for i := 1; i < len(seeds); i++ {
+		run = run && seeds[i] == seeds[i-1]+1
+	}
+	if run {
+		return fmt.Sprintf("%d–%d", seeds[0], seeds[len(seeds)-1])
+	}
+	return fmt.Sprint(seeds)
 }
 
 func orDash(s string) string {
