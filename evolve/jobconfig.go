@@ -1,6 +1,7 @@
 package evolve
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -76,6 +77,16 @@ type JobConfig struct {
 	// pool members rather than improving one (population mode; Off:
 	// none).
 	CrossoverRate Option[float64] `json:"crossover_rate"`
+	// LocalStop ends a candidate's local refinement after this many
+	// rounds in a row that did not improve it (population mode; Off:
+	// every one of LocalRounds is played, as runs stored before it
+	// existed did).
+	LocalStop Option[int] `json:"local_stop"`
+	// ParentOrder is how each Pareto front is ordered when parents are
+	// picked (population mode): "best" puts the best self-play
+	// efficiency first (ties in a seeded order), "shuffled" orders it at
+	// random (runs stored before it existed).
+	ParentOrder string `json:"parent_order,omitempty"`
 	// Planners names the planners, "grammar" or "llm:PROVIDER:MODEL"; with
 	// several, each proposal picks one by a UCB1 bandit.
 	Planners []string `json:"planners"`
@@ -120,6 +131,18 @@ const (
 	// A fifth of the candidates cross two parents: enough to mix niches,
 	// few enough that improvement stays the main operator.
 	DefaultCrossoverRate = 0.2
+	// A round that does not improve a candidate ends its refinement: its
+	// calls go to other candidates (docs/evolution.md, "Why the search
+	// stalled").
+	DefaultLocalStop = 1
+	// Parents best first within each Pareto front (docs/evolution.md).
+	DefaultParentOrder = ParentsBest
+)
+
+// Parent orders of a population run (JobConfig.ParentOrder).
+const (
+	ParentsBest     = "best"
+	ParentsShuffled = "shuffled"
 )
 
 // WithDefaults returns c with every zero field set to its default.
@@ -164,6 +187,10 @@ func (c JobConfig) WithDefaults() JobConfig {
 	}
 	c.LocalRounds = c.LocalRounds.OrDefault(DefaultLocalRounds)
 	c.CrossoverRate = c.CrossoverRate.OrDefault(DefaultCrossoverRate)
+	c.LocalStop = c.LocalStop.OrDefault(DefaultLocalStop)
+	if c.ParentOrder == "" {
+		c.ParentOrder = DefaultParentOrder
+	}
 	if len(c.Planners) == 0 {
 		c.Planners = []string{"grammar"}
 	}
@@ -201,6 +228,9 @@ func (c JobConfig) Validate() error {
 	if c.Agents < 2 && c.Mode == ModePopulation {
 		errs = append(errs, fmt.Errorf("population search plays matches: it needs at least 2 agents, not %d", c.Agents))
 	}
+	if c.ParentOrder != ParentsBest && c.ParentOrder != ParentsShuffled {
+		errs = append(errs, fmt.Errorf("parent order %q: want %s or %s", c.ParentOrder, ParentsBest, ParentsShuffled))
+	}
 	if c.CrossoverRate.Value() > 1 {
 		errs = append(errs, fmt.Errorf("crossover rate %v is above 1", c.CrossoverRate.Value()))
 	}
@@ -223,4 +253,28 @@ func ParsePromptStyle(s string) (string, error) {
 		return s, nil
 	}
 	return "", fmt.Errorf("unknown prompt style %q (want standard, naive, cot or react)", s)
+}
+
+// UnmarshalJSON reads a stored configuration as the run was started:
+// settings added since it was stored, absent from it, read as the
+// behaviour runs had before they existed (every local round played,
+// parents shuffled within their front), not as today's defaults.
+func (c *JobConfig) UnmarshalJSON(b []byte) error {
+	type plain JobConfig // without this method
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return err
+	}
+	if _, ok := keys["local_stop"]; !ok {
+		p.LocalStop = Off[int]()
+	}
+	if _, ok := keys["parent_order"]; !ok {
+		p.ParentOrder = ParentsShuffled
+	}
+	*c = JobConfig(p)
+	return nil
 }

@@ -235,6 +235,7 @@ func (j *Job) mode() (search.Mode, error) {
 			Feedback: planner.Feedback(c.Feedback), MaxPlannerCalls: c.MaxPlannerCalls})
 	}
 	return population.New(run, population.Config{Iterations: c.Iterations, Candidates: c.Candidates,
-		CrossoverRate: c.CrossoverRate.Value(), LocalRounds: c.LocalRounds.Value(), Planners: c.Planners, Pool: c.Pool,
+		CrossoverRate: c.CrossoverRate.Value(), LocalRounds: c.LocalRounds.Value(), LocalStop: c.LocalStop.Value(),
+		BestFirst: c.ParentOrder == ParentsBest, Planners: c.Planners, Pool: c.Pool,
 		Invasion: c.Invasion, MatchSeeds: c.MatchSeeds, PlannerConcurrency: c.PlannerConcurrency}), nil
 }

@@ -27,6 +27,8 @@ type compareOptions struct {
 	heldOut     string
 	candidates  int
 	localRounds int
+	localStop   int
+	parentOrder string
 	workers     int
 	out         string
 	json        bool
@@ -58,7 +60,8 @@ prompt evolution with the same planner (the offline grammar planner, or
 each with seeds --seed, --seed+1, …, each run in a pool of its own. GEPA's
 reflections see the reward only, as in the paper; --gepa-feedback
 sparse,critic adds a row "gepa-critic" whose reflections see the
-trajectory critic's findings too. The row qlearn is the paper's tabular
+trajectory critic's findings too, and --gepa-feedback none leaves GEPA
+out. The row qlearn is the paper's tabular
 Q-learner, trained once per game and seed (--qlearn-episodes, the paper's
 1000) with no planner call: its wall time is its training time. Then
 compare plays a league of every champion and the baselines bfs, exploit
@@ -111,6 +114,8 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	fs.StringVar(&o.heldOut, "held-out", "", "also replay each champion in self-play on these seeds, which no search sees (e.g. 100-129): a held-out table")
 	fs.IntVar(&o.candidates, "candidates", evolve.DefaultCandidates, "population candidates per iteration")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "population local refinement rounds (0: none)")
+	fs.IntVar(&o.localStop, "local-stop", evolve.DefaultLocalStop, "population: end a candidate's local refinement after this many rounds in a row that did not improve it (0: play every round)")
+	fs.StringVar(&o.parentOrder, "parent-order", evolve.DefaultParentOrder, "population: order of each Pareto front of parents: best or shuffled")
 	fs.IntVar(&o.workers, "workers", 0, "episodes played at once (default: the CPUs)")
 	promptStyleFlag(fs, &o.promptStyle)
 	fs.StringVar(&o.promptStyles, "prompt-styles", "", "with --llm, also a chain row per prompt style (chain-STYLE, dense feedback): standard, naive, cot, react — PolicyEvolve's prompting baselines; --suite paper adds naive,cot,react")
@@ -121,7 +126,7 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	fs.BoolVar(&o.invaders, "invaders", false, "also find each champion's worst invader among the league's players (k = 1)")
 	fs.BoolVar(&o.zeroShot, "zero-shot", false, "add a zero-shot row: the chain runs' initial policies (iteration 0)")
 	fs.StringVar(&o.suite, "suite", suite, "paper: the paper's Table 1 rows — zero-shot, chain sparse, dense, raw and critic, population, GEPA, Q-learner, baselines")
-	fs.StringVar(&o.gepaFeedback, "gepa-feedback", "sparse", "feedback levels of GEPA's reflections, a row each: sparse (the paper's), dense, critic")
+	fs.StringVar(&o.gepaFeedback, "gepa-feedback", "sparse", "feedback levels of GEPA's reflections, a row each: sparse (the paper's), dense, critic; none: no GEPA row")
 	fs.IntVar(&o.qlearnEpisodes, "qlearn-episodes", qlearn.DefaultEpisodes, "training episodes of the Q-learner row (0: no qlearn row)")
 	fs.StringVar(&o.out, "o", "compare", "write the report to PREFIX.csv and PREFIX.json")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON instead of Markdown")
@@ -173,6 +178,9 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	}
 	x.AddMethod(experiment.Population())
 	for _, level := range strings.Split(o.gepaFeedback, ",") {
+		if strings.TrimSpace(level) == "none" {
+			continue
+		}
 		m, err := experiment.GEPA(strings.TrimSpace(level))
 		if err != nil {
 			return usagef("--gepa-feedback: %v", err)
@@ -222,7 +230,8 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	}
 	x.Base = evolve.JobConfig{Game: o.game, Map: o.mapArg, Agents: o.agents, Steps: o.steps, EvalSeeds: evalSeeds,
 		MatchSeeds: matchSeeds, Planners: planners, MaxPlannerCalls: o.budget, Workers: o.workers, Backend: o.backend,
-		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), PromptStyle: o.promptStyle, Adversarial: o.adversarial}
+		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), LocalStop: evolve.On(o.localStop), ParentOrder: o.parentOrder,
+		PromptStyle: o.promptStyle, Adversarial: o.adversarial}
 	if len(o.llm.specs) > 0 {
 		x.Base.LLM = o.llm.settings()
 	}

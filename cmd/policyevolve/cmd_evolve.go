@@ -21,9 +21,11 @@ import (
 // evolveOptions are the flags of "evolve".
 type evolveOptions struct {
 	cfg evolve.JobConfig
-	// localRounds and crossoverRate set cfg's options (0: none).
+	// localRounds, crossoverRate and localStop set cfg's options (0:
+	// none).
 	localRounds   int
 	crossoverRate float64
+	localStop     int
 	seeds         string
 	matchSeeds    string
 	planner       string
@@ -43,11 +45,12 @@ Run an evolution job: the main job of policyevolve.
 
 --mode population (the default) is PolicyEvolve's search: each iteration
 picks parents from the global pool by Pareto rank over Elo, the social
-metrics and exploitability, has the planner write --candidates candidates
-(each refined --local-rounds times against the trajectory critic's
-reflections), evaluates them in self-play, plays each against --opponents
-pool members, promotes those whose win rate is above the threshold and
-trims the pool. --mode chain is the paper's Algorithm 1: an initial policy
+metrics and exploitability (best self-play efficiency first within a
+front: --parent-order), has the planner write --candidates candidates
+(each refined up to --local-rounds times against the trajectory critic's
+reflections, until a round does not improve it: --local-stop), evaluates
+them in self-play, plays each against --opponents pool members, promotes
+those whose win rate is above the threshold and trims the pool. --mode chain is the paper's Algorithm 1: an initial policy
 and --iterations refinements shown sparse, dense, critic or raw feedback
 (raw: an excerpt of the raw trajectory instead of the critic's
 reflections).
@@ -90,6 +93,8 @@ this process; the results are those of a local run.`, stdout)
 	fs.BoolVar(&o.cfg.Invasion, "invasion", false, "population: make invasion resistance a parent-selection objective (each parent's worst invader among the pool's members, k = 1)")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
 	fs.Float64Var(&o.crossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
+	fs.IntVar(&o.localStop, "local-stop", evolve.DefaultLocalStop, "end a candidate's local refinement after this many rounds in a row that did not improve it (0: play every round)")
+	fs.StringVar(&o.cfg.ParentOrder, "parent-order", evolve.DefaultParentOrder, "order of each Pareto front of parents: best (best self-play efficiency first) or shuffled")
 	fs.StringVar(&o.planner, "planner", "", "grammar: the offline planner (the default without --llm; with --llm, also in the bandit)")
 	fs.IntVar(&o.cfg.Pool.Capacity, "pool-capacity", 16, "global pool capacity")
 	fs.Float64Var(&o.cfg.Pool.PromoteThreshold, "promote-threshold", 0.6, "win rate a candidate must beat to join the pool")
@@ -156,6 +161,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		cfg.Backend = o.backend
 		// 0 (or less) asks for none.
 		cfg.LocalRounds, cfg.CrossoverRate = evolve.On(o.localRounds), evolve.On(o.crossoverRate)
+		cfg.LocalStop = evolve.On(o.localStop)
 		cfg = cfg.WithDefaults()
 		if err := cfg.Validate(); err != nil {
 			return usagef("%v", err)

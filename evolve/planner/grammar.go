@@ -17,7 +17,7 @@ import (
 
 // GrammarPlanner is the offline planner: it proposes genomes of the
 // strategy grammar (package grammar) rendered to Go, and needs no LLM.
-// Init draws a random genome; Improve runs a short genetic search seeded
+// Init runs a short genetic search from random genomes; Improve one seeded
 // from the parent, scoring candidates in process on TrainSeeds, with
 // mutations biased by the critic's diagnostics; Crossover tries every mix
 // of the parents' modules; Fix re-renders. Every proposal is one rendered
@@ -95,14 +95,34 @@ func (p *GrammarPlanner) propose(g grammar.Genome, op string, parents []string, 
 		Origin: store.Origin{Planner: GrammarName, Operator: op, Parents: parents}}, nil
 }
 
-// Init draws a random genome: no module is seeded with a known answer.
+// Init runs a search of Improve's size whose first population is random
+// genomes (every kind and number drawn uniformly: no module is seeded
+// with a known answer) and proposes the best genome it met. A lone random
+// genome would spend a planner call on what one generation of any search
+// beats (docs/offline-planner.md).
 func (p *GrammarPlanner) Init(ctx context.Context, req InitRequest) (*Proposal, error) {
 	gt, err := p.task(req.Task)
 	if err != nil {
 		return nil, err
 	}
-	rng, _ := rngFor(req.Task, OpInit)
-	return p.propose(grammar.Random(gt.game, gt.space, rng), OpInit, nil)
+	_, seed := rngFor(req.Task, OpInit)
+	best, err := p.search(ctx, gt, seed, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return p.propose(best.Genome, OpInit, nil, "searched from random genomes",
+		fmt.Sprintf("efficiency %.3f in process on training seeds %v (%d genomes scored)", best.Score, gt.ev.Seeds, gt.ev.Played()))
+}
+
+// search runs the planner's genetic search from starts (random genomes
+// when there are none) and returns the best genome it met.
+func (p *GrammarPlanner) search(ctx context.Context, gt *grammarTask, seed uint64, starts []grammar.Genome, bias *grammar.Bias) (grammar.Scored, error) {
+	ranked, err := grammar.Search(ctx, gt.ev, grammar.SearchConfig{Game: gt.game, Space: gt.space,
+		PopSize: p.PopSize, Generations: p.Generations, Seed: seed, Start: starts, Bias: bias})
+	if err != nil {
+		return grammar.Scored{}, fmt.Errorf("grammar planner: %w", err)
+	}
+	return ranked[0], nil
 }
 
 // genomeOf reads a scored policy as a genome for the task's game.

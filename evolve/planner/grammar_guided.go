@@ -51,17 +51,16 @@ func (q *guidedGrammar) Init(ctx context.Context, req InitRequest) (*Proposal, e
 	for i := range starts {
 		starts[i] = grammar.RandomGuided(gt.game, gt.space, g, rng)
 	}
-	ranked, err := grammar.Search(ctx, gt.ev, grammar.SearchConfig{Game: gt.game, Space: gt.space,
-		PopSize: q.PopSize, Generations: q.Generations, Seed: seed, Start: starts, Bias: g.Bias()})
+	best, err := q.search(ctx, gt, seed, starts, g.Bias())
 	if err != nil {
-		return nil, fmt.Errorf("grammar planner: %w", err)
+		return nil, err
 	}
 	prior := "the uniform prior (no guidance)"
 	if !g.Empty() {
 		prior = "the guidance " + strings.ReplaceAll(g.String(), "\n", "; ")
 	}
-	return q.propose(ranked[0].Genome, OpInit, nil, "searched from "+prior,
-		fmt.Sprintf("efficiency %.3f in process on training seeds %v (%d genomes scored)", ranked[0].Score, gt.ev.Seeds, gt.ev.Played()))
+	return q.propose(best.Genome, OpInit, nil, "searched from "+prior,
+		fmt.Sprintf("efficiency %.3f in process on training seeds %v (%d genomes scored)", best.Score, gt.ev.Seeds, gt.ev.Played()))
 }
 
 // Reflect writes the next guidance. The grammar planner cannot reason

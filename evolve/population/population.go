@@ -26,6 +26,13 @@ type Config struct {
 	// none).
 	CrossoverRate float64
 	LocalRounds   int
+	// LocalStop ends a candidate's refinement after that many rounds in
+	// a row that did not improve it (0: all LocalRounds rounds).
+	LocalStop int
+	// BestFirst orders each Pareto front of parents by self-play
+	// efficiency, best first (ties in the seeded order); else the seeded
+	// order alone.
+	BestFirst bool
 	// Planners are the specs of the planners; with several, a UCB1 bandit
 	// picks each candidate's.
 	Planners []string
@@ -159,13 +166,18 @@ func (m *Mode) plan(ctx context.Context, it *store.Iteration) error {
 	rng := rand.New(rand.NewPCG(m.run.SeedFor("plan", it.Index), 0))
 	var order []string
 	for _, front := range pool.SelectionFronts(sources) {
-		ids := make([]string, len(front))
+		ms := make([]pool.Member, len(front))
 		for i, k := range front {
-			ids[i] = sources[k].ID
+			ms[i] = sources[k]
 		}
-		sort.Strings(ids)
-		rng.Shuffle(len(ids), func(a, b int) { ids[a], ids[b] = ids[b], ids[a] })
-		order = append(order, ids...)
+		sort.Slice(ms, func(a, b int) bool { return ms[a].ID < ms[b].ID })
+		rng.Shuffle(len(ms), func(a, b int) { ms[a], ms[b] = ms[b], ms[a] })
+		if m.cfg.BestFirst {
+			sort.SliceStable(ms, func(a, b int) bool { return ms[a].Efficiency > ms[b].Efficiency })
+		}
+		for _, mb := range ms {
+			order = append(order, mb.ID)
+		}
 	}
 	picks, err := m.pickPlanners(it.Index, m.cfg.Candidates)
 	if err != nil {
@@ -371,10 +383,15 @@ func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.Pla
 	if err != nil {
 		return nil, err
 	}
+	flat := 0 // rounds in a row that did not improve the candidate
 	for round := 1; round <= m.cfg.LocalRounds; round++ {
 		if best.Status != store.StatusOK || m.run.Stopping() || m.run.Budget(c.Usage) != "" {
 			break
 		}
+		if m.cfg.LocalStop > 0 && flat >= m.cfg.LocalStop {
+			break
+		}
+		flat++
 		out, err := m.run.Propose(ctx, it, pc, pc.Sample+1000*round, search.Request{Op: planner.OpImprove, Parent: c.Policy})
 		if err != nil {
 			return nil, err
@@ -397,7 +414,7 @@ func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.Pla
 			search.CountFailures(c, ev)
 		}
 		if ev.Status == store.StatusOK && ev.Mean.Efficiency > best.Mean.Efficiency {
-			c.Policy, best = out.Policy.ID, ev
+			c.Policy, best, flat = out.Policy.ID, ev, 0
 		}
 	}
 	return c, nil
