@@ -164,21 +164,7 @@ func (m *Mode) plan(ctx context.Context, it *store.Iteration) error {
 		}
 	}
 	rng := rand.New(rand.NewPCG(m.run.SeedFor("plan", it.Index), 0))
-	var order []string
-	for _, front := range pool.SelectionFronts(sources) {
-		ms := make([]pool.Member, len(front))
-		for i, k := range front {
-			ms[i] = sources[k]
-		}
-		sort.Slice(ms, func(a, b int) bool { return ms[a].ID < ms[b].ID })
-		rng.Shuffle(len(ms), func(a, b int) { ms[a], ms[b] = ms[b], ms[a] })
-		if m.cfg.BestFirst {
-			sort.SliceStable(ms, func(a, b int) bool { return ms[a].Efficiency > ms[b].Efficiency })
-		}
-		for _, mb := range ms {
-			order = append(order, mb.ID)
-		}
-	}
+	order := ParentOrder(sources, rng, m.cfg.BestFirst)
 	picks, err := m.pickPlanners(it.Index, m.cfg.Candidates)
 	if err != nil {
 		return err
@@ -209,6 +195,29 @@ func (m *Mode) plan(ctx context.Context, it *store.Iteration) error {
 		it.Plan = append(it.Plan, pc)
 	}
 	return m.run.Save(it)
+}
+
+// ParentOrder orders the sources for parent picking: front by front
+// (pool.SelectionFronts), each front in an order drawn from rng (over the
+// ids sorted) and, with bestFirst, then by self-play efficiency, best
+// first (the drawn order breaking ties).
+func ParentOrder(sources []pool.Member, rng *rand.Rand, bestFirst bool) []string {
+	var order []string
+	for _, front := range pool.SelectionFronts(sources) {
+		ms := make([]pool.Member, len(front))
+		for i, k := range front {
+			ms[i] = sources[k]
+		}
+		sort.Slice(ms, func(a, b int) bool { return ms[a].ID < ms[b].ID })
+		rng.Shuffle(len(ms), func(a, b int) { ms[a], ms[b] = ms[b], ms[a] })
+		if bestFirst {
+			sort.SliceStable(ms, func(a, b int) bool { return ms[a].Efficiency > ms[b].Efficiency })
+		}
+		for _, mb := range ms {
+			order = append(order, mb.ID)
+		}
+	}
+	return order
 }
 
 // exploitability sets each policy's Exploitability from the matches
