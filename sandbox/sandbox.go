@@ -204,6 +204,12 @@ type Sandbox struct {
 	building map[string]*buildCall // native builds in progress, by cache key
 	builds   atomic.Int64          // native builds done (see afterBuild)
 	trimming atomic.Bool           // a trim of the cache runs
+	// cacheEstimate is the cache's size at the last trim plus what this
+	// process built since (see afterBuild).
+	cacheEstimate atomic.Int64
+
+	pinMu sync.Mutex
+	pins  map[string]*pinned // binaries this process's workers run (see pin)
 
 	ns      nsState    // namespaces for workers, probed at the first start
 	confMu  sync.Mutex // guards conf and noticed

@@ -58,7 +58,11 @@ func SourceID(src []byte) string {
 // select; no cgo and no compiler directives (//go:linkname, //go:embed,
 // …); and it must type-check against the ssd API. Every problem is
 // reported at once, with line, column and the offending line.
-func Validate(src []byte) (*Checked, error) {
+//
+// A panic while checking (see refusePanic) refuses the source.
+func Validate(src []byte) (_ *Checked, err error) {
+	defer refusePanic("checker", &err)
+	enterStage("checker")
 	v := &validation{src: src, fset: token.NewFileSet()}
 	c, err := v.run()
 	if err != nil {
