@@ -260,9 +260,17 @@ func compileIssues(out, src []byte) error {
 		return nil
 	}
 	ve := &ValidationError{File: PolicyFileName}
+	lines := bytes.Count(src, []byte("\n")) + 1
 	for _, m := range ms {
 		line, _ := strconv.Atoi(string(m[1]))
 		col, _ := strconv.Atoi(string(m[2]))
+		if line > lines {
+			// A line the sandbox appended (its helpers): never show it as
+			// the author's.
+			ve.Issues = append(ve.Issues, Issue{Line: 1, Col: 1,
+				Msg: "the code the sandbox adds to this policy does not build: " + string(m[3])})
+			continue
+		}
 		ve.Issues = append(ve.Issues, Issue{Line: line, Col: col, Msg: string(m[3]), Snippet: sourceLine(src, line)})
 	}
 	return ve

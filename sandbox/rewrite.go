@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,6 +79,9 @@ type rewriter struct {
 	constSkips map[ast.Expr]bool
 	// note says what the helpers are for, after "Added by policyevolve".
 	note string
+	// hidden are the policy's declarations that hide a predeclared name
+	// the added code needs (see checkAdded).
+	hidden []Issue
 }
 
 // wrap puts pre before n and post after it.
@@ -822,6 +826,10 @@ func rootIdent(e ast.Expr) *ast.Ident {
 }
 
 func (rw *rewriter) apply() ([]byte, error) {
+	if rw.checkAdded(); len(rw.hidden) > 0 {
+		sort.SliceStable(rw.hidden, func(i, j int) bool { return rw.hidden[i].Line < rw.hidden[j].Line })
+		return nil, &ValidationError{File: PolicyFileName, Issues: slices.Compact(rw.hidden)}
+	}
 	sort.SliceStable(rw.edits, func(i, j int) bool {
 		a, b := rw.edits[i], rw.edits[j]
 		if a.start != b.start {

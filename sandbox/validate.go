@@ -156,6 +156,7 @@ func (v *validation) run() (*Checked, error) {
 		v.addAt(1, 1, "source is not valid UTF-8")
 		return nil, nil
 	}
+	v.checkBidi()
 	f, err := parser.ParseFile(v.fset, PolicyFileName, v.src, parser.ParseComments|parser.AllErrors)
 	if err != nil {
 		var list scanner.ErrorList
@@ -182,6 +183,7 @@ func (v *validation) run() (*Checked, error) {
 		// No type information, or imports the type checker must not see:
 		// check the signature on the syntax.
 		v.checkSignatureSyntax(f, ssdName)
+		v.checkForeignWrites(f, nil)
 		return c, nil
 	}
 	pkg, info, _ := typeCheck(v.fset, f, func(te types.Error) { v.add(te.Pos, "%s", te.Msg) })
@@ -190,6 +192,7 @@ func (v *validation) run() (*Checked, error) {
 	}
 	v.checkSignature(pkg)
 	v.checkSizes(f, info)
+	v.checkForeignWrites(f, info)
 	c.Types, c.Info = pkg, info
 	return c, nil
 }
@@ -317,6 +320,8 @@ func objectKind(o types.Object) string {
 		return "constant"
 	case *types.TypeName:
 		return "type"
+	case *types.Func:
+		return "function"
 	}
 	return "declaration"
 }

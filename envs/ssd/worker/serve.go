@@ -231,6 +231,7 @@ func (s *server) episode(ep *Episode) error {
 	if err := s.replica(ep); err != nil {
 		return s.fail(&ErrorReply{Kind: KindProtocol, Agent: -1, Step: -1, Message: "episode: " + err.Error()})
 	}
+	restoreStdVars()
 	if s.loaded.Reset != nil {
 		s.wd.begin(-1, s.initLimit)
 		s.wd.agent.Store(-1)
