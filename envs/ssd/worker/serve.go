@@ -69,7 +69,7 @@ const ExitTimeout = 3
 // step cannot be stopped from inside: the watchdog reports it and exits
 // the process.
 func Serve(in io.Reader, out io.Writer, opt Options) error {
-	s := &server{in: in, out: out, opt: opt}
+	s := &server{in: in, out: out, opt: opt, prog: openProgress()}
 	if s.opt.Exit == nil {
 		s.opt.Exit = os.Exit
 	}
@@ -140,6 +140,8 @@ type server struct {
 	pending bool // a frame read but not handled: the next call of next returns it
 	ptyp    byte
 	ppay    []byte
+
+	prog progress // where the worker is, for the host (see progress.go)
 
 	envKey string // the replica's configuration, to reuse it
 	env    *envs.Env
@@ -238,6 +240,7 @@ func (s *server) episode(ep *Episode) error {
 	if err := s.replica(ep); err != nil {
 		return s.fail(&ErrorReply{Kind: KindProtocol, Agent: -1, Step: -1, Message: "episode: " + err.Error()})
 	}
+	s.prog.at(-1, -1)
 	restoreStdVars()
 	if s.loaded.Reset != nil {
 		s.wd.begin(-1, s.initLimit)
@@ -264,6 +267,7 @@ func (s *server) decide(t int, agents []int, actions []int) *ErrorReply {
 	s.wd.begin(t, s.stepLimit)
 	defer s.wd.end()
 	for k, a := range agents {
+		s.prog.at(t, a)
 		s.wd.agent.Store(int64(a))
 		act, p := call(s.loaded.Policy, s.view, a)
 		if p != nil {
