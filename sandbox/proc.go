@@ -53,6 +53,9 @@ func (s *Sandbox) limits(be Backend) worker.Limits {
 		NoFile:       workerNoFile,
 		NProc:        workerNProc,
 		Confine:      worker.WorkerLayers &^ s.cfg.Unconfined,
+		// The policy's package-level initialisation, before the worker
+		// first replies (the yaegi worker loads the policy then).
+		Init: s.cfg.StartTimeout.Microseconds(),
 		// A compiled worker confines itself before the policy's
 		// package-level variables are initialised; the interpreting worker
 		// before it interprets the policy (see yaegiWorkerMain).

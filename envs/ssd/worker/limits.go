@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // EnvLimits names the environment variable through which the host hands a
@@ -33,6 +34,10 @@ type Limits struct {
 	// Progress says the host passed a progress page as ProgressFD (see
 	// progress.go).
 	Progress bool
+	// Init bounds the CPU time the worker may use before its first reply
+	// (starting, loading the policy, initialising its package-level
+	// variables), microseconds; see the start watch (initwatch.go).
+	Init int64
 }
 
 // String encodes l for EnvLimits.
@@ -43,8 +48,8 @@ func (l Limits) String() string {
 		}
 		return 0
 	}
-	return fmt.Sprintf("as=%d,cpu=%d,stack=%d,nofile=%d,nproc=%d,confine=%s,early=%d,progress=%d",
-		l.AddressSpace, l.CPUSeconds, l.Stack, l.NoFile, l.NProc, l.Confine, flag(l.Early), flag(l.Progress))
+	return fmt.Sprintf("as=%d,cpu=%d,stack=%d,nofile=%d,nproc=%d,confine=%s,early=%d,progress=%d,init=%d",
+		l.AddressSpace, l.CPUSeconds, l.Stack, l.NoFile, l.NProc, l.Confine, flag(l.Early), flag(l.Progress), l.Init)
 }
 
 // ParseLimits decodes an EnvLimits value.
@@ -79,6 +84,8 @@ func ParseLimits(s string) (Limits, error) {
 			l.Early = n == 1
 		case "progress":
 			l.Progress = n == 1
+		case "init":
+			l.Init = n
 		default:
 			return l, fmt.Errorf("unknown limit %q", k)
 		}
@@ -116,6 +123,9 @@ func init() {
 		debug.SetMaxStack(int(l.Stack))
 	}
 	limits = l
+	if l.Init > 0 {
+		watchStart(time.Duration(l.Init) * time.Microsecond)
+	}
 	if l.Early {
 		confined = Confine(l, AllThreads{})
 	}

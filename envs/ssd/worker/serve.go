@@ -166,6 +166,7 @@ func (s *server) next() (byte, []byte, error) {
 }
 
 func (s *server) send(typ byte, payload []byte) error {
+	endStartWatch()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fired {
