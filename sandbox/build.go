@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -215,9 +214,10 @@ func (s *Sandbox) goBuild(ctx context.Context, prep *prepared, main []byte, fina
 	}
 
 	bin := filepath.Join(tmp, "worker.bin")
-	cmd := exec.CommandContext(ctx, s.goCmd, "build", "-trimpath", "-gcflags="+policyGCFlags, "-o", bin, "./cmd/worker")
+	// Every process of the build runs under the build's bounds (see
+	// toolimits.go).
+	cmd := toolCommand(ctx, s.toolLimits(), s.goCmd, buildEnv(), "build", "-trimpath", "-gcflags="+policyGCFlags, "-o", bin, "./cmd/worker")
 	cmd.Dir = tmp
-	cmd.Env = buildEnv()
 	// The go command starts the compiler and linker: kill them all, not
 	// just go, when the build is cancelled or times out.
 	cmd.SysProcAttr = procAttr(nsLevel{})
@@ -227,6 +227,11 @@ func (s *Sandbox) goBuild(ctx context.Context, prep *prepared, main []byte, fina
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
+		}
+		if msg, err := s.overBound(out); err != nil {
+			return "", err
+		} else if msg != "" {
+			return "", &ValidationError{File: PolicyFileName, Issues: []Issue{{Line: 1, Col: 1, Msg: msg}}}
 		}
 		if verr := compileIssues(out, prep.source); verr != nil {
 			return "", verr

@@ -96,6 +96,14 @@ type Config struct {
 	// included). The first build on a machine also compiles the standard
 	// library.
 	BuildTimeout time.Duration
+	// BuildMemory bounds the memory of each process of a native build
+	// (the go command, the compiler, the linker), bytes of data
+	// (RLIMIT_DATA); BuildCPU its CPU time (RLIMIT_CPU, whole seconds,
+	// rounded up). A policy whose compilation passes either is refused,
+	// saying so. Defaults DefaultBuildMemory and DefaultBuildCPU;
+	// negative: no bound.
+	BuildMemory int64
+	BuildCPU    time.Duration
 	// WorkerExe is the executable that serves as interpreting worker; it
 	// must link this package (policyevolve does). Default: this program.
 	WorkerExe string
@@ -175,6 +183,12 @@ func (c *Config) applyDefaults() {
 	}
 	if c.BuildTimeout <= 0 {
 		c.BuildTimeout = DefaultBuildTimeout
+	}
+	if c.BuildMemory == 0 {
+		c.BuildMemory = DefaultBuildMemory
+	}
+	if c.BuildCPU == 0 {
+		c.BuildCPU = DefaultBuildCPU * time.Second
 	}
 	if c.CacheDir == "" {
 		if d, err := os.UserCacheDir(); err == nil {
