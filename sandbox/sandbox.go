@@ -68,9 +68,11 @@ type Config struct {
 	// test projects beyond it, and an episode that exceeds it stops with
 	// ErrCost. Negative: no budget.
 	CostBudget time.Duration
-	// EpisodeCPU is a worker's hard CPU time limit (RLIMIT_CPU, whole
-	// seconds, rounded up): the kernel's backstop behind the watchdog and
-	// the cost budget.
+	// EpisodeCPU is the CPU time one episode may use in all, enforced by
+	// the worker (ErrCPUBudget) behind the watchdog and the cost budget.
+	// Behind it, the kernel's hard limit over a worker's life (RLIMIT_CPU)
+	// is four times as much (see workerLifetime). Default
+	// DefaultEpisodeCPU, YaegiCostFactor times that on the yaegi backend.
 	EpisodeCPU time.Duration
 	// MemoryLimit is a worker's address-space limit (RLIMIT_AS), bytes.
 	MemoryLimit int64
