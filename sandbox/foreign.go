@@ -55,23 +55,11 @@ func (v *validation) checkForeignWrites(f *ast.File, info *types.Info) {
 		return x.Name + "." + sel.Sel.Name, ok && obj.Pkg() != nil && obj.Parent() == obj.Pkg().Scope()
 	}
 	check := func(e ast.Expr, what string) {
-		for {
-			e = ast.Unparen(e)
-			if name, ok := foreign(e); ok {
-				v.add(e.Pos(), "%s is a variable of another package: a policy may read it but not %s it "+
-					"(it would carry state from one episode into the next)", name, what)
-				return
-			}
-			switch x := e.(type) {
-			case *ast.SelectorExpr:
-				e = x.X
-			case *ast.IndexExpr:
-				e = x.X
-			case *ast.StarExpr:
-				e = x.X
-			default:
-				return
-			}
+		isForeign := func(e ast.Expr) bool { _, ok := foreign(e); return ok }
+		if base := lvalueBase(e, isForeign); base != nil {
+			name, _ := foreign(base)
+			v.add(base.Pos(), "%s is a variable of another package: a policy may read it but not %s it "+
+				"(it would carry state from one episode into the next)", name, what)
 		}
 	}
 	ast.Inspect(f, func(n ast.Node) bool {

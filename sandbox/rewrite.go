@@ -807,12 +807,20 @@ func (rw *rewriter) modifiedIn(body ast.Node, obj any) bool {
 // rootIdent returns the variable an lvalue expression starts from
 // (x for x, x.f, x[i], (x), *x), or nil.
 func rootIdent(e ast.Expr) *ast.Ident {
+	id, _ := lvalueBase(e, func(e ast.Expr) bool { _, ok := e.(*ast.Ident); return ok }).(*ast.Ident)
+	return id
+}
+
+// lvalueBase walks an lvalue expression from the outside in (x.f[i] →
+// x.f → x), through parentheses, selectors, indexing and indirection, and
+// returns the first expression that "is" accepts, or nil.
+func lvalueBase(e ast.Expr, is func(ast.Expr) bool) ast.Expr {
 	for {
+		e = ast.Unparen(e)
+		if is(e) {
+			return e
+		}
 		switch x := e.(type) {
-		case *ast.Ident:
-			return x
-		case *ast.ParenExpr:
-			e = x.X
 		case *ast.SelectorExpr:
 			e = x.X
 		case *ast.IndexExpr:
