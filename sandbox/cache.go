@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -18,7 +19,7 @@ import (
 // the disk space is not freed until the worker ends). It is kept so:
 //
 //   - Programs hold no open file: a worker is started from the cache by
-//     path, and while it runs its binary is pinned (Sandbox.pin) and never
+//     path, and while it runs its binary is pinned (see pin) and never
 //     evicted by this process.
 //   - After a build that takes the cache past its bound (by the estimate
 //     kept since the last trim), and every trimEvery builds in any case (for
@@ -46,28 +47,35 @@ func touch(path string) {
 	os.Chtimes(path, now, now) // best effort: a read-only cache still serves
 }
 
+// pins are the binaries that workers of this process run, whichever
+// Sandbox started them (several may share a cache).
+var pins struct {
+	mu sync.Mutex
+	m  map[string]*pinned // by path
+}
+
 // pin marks the cached binary at path, of size bytes, as run by a worker
 // of this process until the returned function is called: trims spare it,
 // and count it even when it is gone from the cache.
-func (s *Sandbox) pin(path string, size int64) (unpin func()) {
-	s.pinMu.Lock()
-	if s.pins == nil {
-		s.pins = map[string]*pinned{}
+func pin(path string, size int64) (unpin func()) {
+	pins.mu.Lock()
+	if pins.m == nil {
+		pins.m = map[string]*pinned{}
 	}
-	p := s.pins[path]
+	p := pins.m[path]
 	if p == nil {
 		p = &pinned{}
-		s.pins[path] = p
+		pins.m[path] = p
 	}
 	p.n++
 	p.size = size
-	s.pinMu.Unlock()
+	pins.mu.Unlock()
 	return func() {
-		s.pinMu.Lock()
+		pins.mu.Lock()
 		if p.n--; p.n == 0 {
-			delete(s.pins, path)
+			delete(pins.m, path)
 		}
-		s.pinMu.Unlock()
+		pins.mu.Unlock()
 	}
 }
 
@@ -79,11 +87,11 @@ type pinned struct {
 }
 
 // pinnedSizes returns the sizes of the pinned binaries, by path.
-func (s *Sandbox) pinnedSizes() map[string]int64 {
-	s.pinMu.Lock()
-	defer s.pinMu.Unlock()
-	out := make(map[string]int64, len(s.pins))
-	for path, p := range s.pins {
+func pinnedSizes() map[string]int64 {
+	pins.mu.Lock()
+	defer pins.mu.Unlock()
+	out := make(map[string]int64, len(pins.m))
+	for path, p := range pins.m {
 		out[path] = p.size
 	}
 	return out
@@ -154,7 +162,7 @@ func (s *Sandbox) afterBuild(size int64) {
 	}
 	go func() {
 		defer s.trimming.Store(false)
-		u := trimCache(s.cfg.CacheDir, s.cfg.CacheMaxBytes, s.pinnedSizes())
+		u := trimCache(s.cfg.CacheDir, s.cfg.CacheMaxBytes, pinnedSizes())
 		s.cacheEstimate.Store(u.total)
 	}()
 }
@@ -178,7 +186,7 @@ func (p *Program) launchNative(ctx context.Context) (*proc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
-	unpin := s.pin(p.binary, st.Size())
+	unpin := pin(p.binary, st.Size())
 	touch(p.binary) // in use: the last to be evicted by other processes
 	w, err := s.launch(f, nil, s.limits(Native))
 	if err != nil {

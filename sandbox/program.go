@@ -20,7 +20,7 @@ import (
 // are safe for concurrent use; Close ends the idle workers.
 //
 // A Program holds no open file: a native worker is started from the
-// cache by path, pinned there while it runs (see Sandbox.pin), and built
+// cache by path, pinned there while it runs (see pin), and built
 // again if the cache lost it meanwhile (another process's trim, a user
 // clearing ~/.cache). So a long search that keeps thousands of Programs
 // keeps no descriptor and no evicted binary for them.

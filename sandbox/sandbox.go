@@ -224,9 +224,6 @@ type Sandbox struct {
 	// process built since (see afterBuild).
 	cacheEstimate atomic.Int64
 
-	pinMu sync.Mutex
-	pins  map[string]*pinned // binaries this process's workers run (see pin)
-
 	ns      nsState    // namespaces for workers, probed at the first start
 	confMu  sync.Mutex // guards conf and noticed
 	conf    worker.Confinement
