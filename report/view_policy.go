@@ -148,6 +148,7 @@ type policyPage struct {
 type ratingPage struct {
 	Pool, PoolHref string
 	Reason         string
+	Rated          bool
 	Elo, Record    string
 	Chart          *Chart
 }
@@ -202,6 +203,7 @@ func (d *PolicyDetail) page(f *Frame) *page {
 	for _, pr := range d.Ratings {
 		rp := ratingPage{Pool: pr.Pool, PoolHref: f.poolURL(pr.Pool), Reason: pr.Reason, Elo: "–", Record: "–"}
 		if r := pr.Rating; r != nil {
+			rp.Rated = true
 			rp.Elo, rp.Record = fmt.Sprintf("%.1f", r.Elo), fmt.Sprintf("%d/%d/%d in %d games", r.Wins, r.Draws, r.Losses, r.Games)
 			if len(r.History) > 0 {
 				labels := make([]string, len(r.History))

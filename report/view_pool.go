@@ -118,7 +118,13 @@ func poolEnv(name string) (store.EnvConfig, bool) {
 		return store.EnvConfig{}, false
 	}
 	rest, _, _ = strings.Cut(rest, "#")
-	parts := strings.Split(rest, "/")
+	return ParseEnvKey(rest)
+}
+
+// ParseEnvKey reads an environment's key, GAME/MAP/AGENTS/STEPS (as
+// store.EnvConfig.Key writes it).
+func ParseEnvKey(key string) (store.EnvConfig, bool) {
+	parts := strings.Split(key, "/")
 	if len(parts) != 4 {
 		return store.EnvConfig{}, false
 	}

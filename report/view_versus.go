@@ -121,7 +121,7 @@ func (v *Versus) chooseEnv(key string, evals [][]store.Evaluation) error {
 				}
 			}
 		}
-		e, ok := poolEnv("global/" + key)
+		e, ok := ParseEnvKey(key)
 		if !ok {
 			return fmt.Errorf("environment %q: want GAME/MAP/AGENTS/STEPS", key)
 		}
