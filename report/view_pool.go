@@ -38,7 +38,7 @@ func LoadPool(s *store.Store, name, sortBy string) (*PoolDetail, error) {
 		sortBy = PoolSorts[0]
 	}
 	if !slices.Contains(PoolSorts, sortBy) {
-		return nil, fmt.Errorf("sort by %q: the columns are %s", sortBy, strings.Join(PoolSorts, ", "))
+		return nil, fmt.Errorf("%w: sort by %q: the columns are %s", ErrBadQuery, sortBy, strings.Join(PoolSorts, ", "))
 	}
 	d := &PoolDetail{Store: s.Path(), Generated: time.Now(), Name: name, Sort: sortBy}
 	d.Env, _ = poolEnv(name)

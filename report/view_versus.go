@@ -123,7 +123,7 @@ func (v *Versus) chooseEnv(key string, evals [][]store.Evaluation) error {
 		}
 		e, ok := ParseEnvKey(key)
 		if !ok {
-			return fmt.Errorf("environment %q: want GAME/MAP/AGENTS/STEPS", key)
+			return fmt.Errorf("%w: environment %q: want GAME/MAP/AGENTS/STEPS", ErrBadQuery, key)
 		}
 		v.Env = e
 		return nil

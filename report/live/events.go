@@ -10,7 +10,8 @@ import (
 // serveEvents streams the store's version as server-sent events: an
 // event "change" whose data is the version, at once when it differs from
 // ?since= and then at each change; a comment every heartbeat in between.
-// The stream ends when the client goes or the server stops.
+// The stream ends when the client goes or the server stops (Serve's
+// context is done, or Close).
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	if s.streams.Add(1) > maxStreams {
 		s.streams.Add(-1)
@@ -48,6 +49,8 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-r.Context().Done():
+			return
+		case <-s.ctx.Done(): // Close
 			return
 		}
 	}

@@ -283,7 +283,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code, title := http.StatusInternalServerError, "Something went wrong"
 	var br *badRequest
 	switch {
-	case errors.As(err, &br), errors.Is(err, store.ErrAmbiguous):
+	case errors.As(err, &br), errors.Is(err, store.ErrAmbiguous), errors.Is(err, report.ErrBadQuery):
 		code, title = http.StatusBadRequest, "Not a question this server answers"
 	case errors.Is(err, report.ErrNotFound), errors.Is(err, store.ErrNotFound):
 		code, title = http.StatusNotFound, "Not in the store"
