@@ -126,20 +126,20 @@ func LoadPolicy(s *store.Store, prefix string, seed *uint64) (*PolicyDetail, err
 }
 
 type policyPage struct {
-	ID, Name     string
-	Fields       []field
-	Source       template.HTML
-	Gutter       string
-	Builtin      string
-	Ratings      []ratingPage
-	Evaluations  []evalPage
-	Matches      []matchRow
-	MatchNote    string
-	Tree         *Tree
-	TreeNote     string
-	Replay       *replayPage
-	ReplaySeeds  []seedLink
-	ReplayNote   string
+	ID, Name    string
+	Fields      []field
+	Source      template.HTML
+	Gutter      string
+	Builtin     string
+	Ratings     []ratingPage
+	Evaluations []evalPage
+	Matches     []matchRow
+	MatchNote   string
+	Tree        *Tree
+	TreeNote    string
+	Replay      *replayPage
+	ReplaySeeds []seedLink
+	ReplayNote  string
 	// DiffPath and VersusPath are the actions of the forms that compare
 	// the policy with another (none without them).
 	DiffPath, VersusPath string

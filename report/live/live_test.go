@@ -298,11 +298,11 @@ func TestReplay(t *testing.T) {
 		t.Fatalf("replay GIF: %v, %d frames, want 31", err, len(g.Image))
 	}
 	for path, want := range map[string]int{
-		"/replay/ffff?seed=0&env=gathering/small/4/30":         404,
-		"/replay/" + bfs + "?seed=0&env=gathering/nomap/4/30":  422,
-		"/replay/" + bfs + "?seed=0&env=gathering":             400,
-		"/replay/" + bfs + "?seed=0&run=run-7":                 422,
-		"/versus?a=" + bfs + "&b=" + bfs:                       422,
+		"/replay/ffff?seed=0&env=gathering/small/4/30":        404,
+		"/replay/" + bfs + "?seed=0&env=gathering/nomap/4/30": 422,
+		"/replay/" + bfs + "?seed=0&env=gathering":            400,
+		"/replay/" + bfs + "?seed=0&run=run-7":                422,
+		"/versus?a=" + bfs + "&b=" + bfs:                      422,
 		"/versus?a=" + bfs + "&b=" + bfs + "&env=cleanup/x/1": 400,
 	} {
 		if res, body := get(t, request(t, "GET", ts.url+path)); res.StatusCode != want {
