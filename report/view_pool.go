@@ -144,8 +144,8 @@ type poolPage struct {
 }
 
 type sortColumn struct {
-	Name, Href string
-	Current    bool
+	Label, Href string
+	Current     bool
 }
 
 func (d *PoolDetail) page(f *Frame) *page {
@@ -158,7 +158,13 @@ func (d *PoolDetail) page(f *Frame) *page {
 		v.Note = "Metrics: each member's newest self-play evaluation on " + d.Env.Key() + ". Efficiency is the welfare objective's score."
 	}
 	for _, c := range PoolSorts {
-		col := sortColumn{Name: c, Current: c == d.Sort}
+		col := sortColumn{Label: c, Current: c == d.Sort}
+		switch c {
+		case "elo":
+			col.Label = "Elo"
+		case "games":
+			col.Label = "w/d/l"
+		}
 		if u := f.poolURL(d.Name); u != "" {
 			col.Href = u + "?sort=" + c
 		}
