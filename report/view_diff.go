@@ -24,26 +24,36 @@ const diffContext = 4
 func LoadDiff(s *store.Store, a, b string) (*SourceDiff, error) {
 	d := &SourceDiff{Store: s.Path(), Generated: time.Now()}
 	err := s.View(func(tx *store.Tx) error {
-		for _, x := range []struct {
-			prefix string
-			p      *store.Policy
-		}{{a, &d.A}, {b, &d.B}} {
-			id, err := tx.ResolvePolicy(x.prefix)
-			if err != nil {
-				return fmt.Errorf("policy %q: %w", x.prefix, err)
-			}
-			p, err := tx.Policy(id)
-			if err != nil {
-				return err
-			}
-			*x.p = *p
-		}
-		return nil
+		var err error
+		d.A, d.B, err = findPair(tx, a, b)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// findPolicy reads the policy a unique id prefix names.
+func findPolicy(tx *store.Tx, prefix string) (*store.Policy, error) {
+	id, err := tx.ResolvePolicy(prefix)
+	if err != nil {
+		return nil, fmt.Errorf("policy %q: %w", prefix, err)
+	}
+	return tx.Policy(id)
+}
+
+// findPair reads the two policies unique id prefixes a and b name.
+func findPair(tx *store.Tx, a, b string) (pa, pb store.Policy, err error) {
+	p, err := findPolicy(tx, a)
+	if err != nil {
+		return pa, pb, err
+	}
+	q, err := findPolicy(tx, b)
+	if err != nil {
+		return pa, pb, err
+	}
+	return *p, *q, nil
 }
 
 type diffPage struct {

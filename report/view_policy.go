@@ -56,15 +56,12 @@ const MaxMatches = 200
 func LoadPolicy(s *store.Store, prefix string, seed *uint64) (*PolicyDetail, error) {
 	d := &PolicyDetail{Store: s.Path(), Generated: time.Now()}
 	err := s.View(func(tx *store.Tx) error {
-		id, err := tx.ResolvePolicy(prefix)
-		if err != nil {
-			return fmt.Errorf("policy %q: %w", prefix, err)
-		}
-		p, err := tx.Policy(id)
+		p, err := findPolicy(tx, prefix)
 		if err != nil {
 			return err
 		}
 		d.Policy = *p
+		id := p.ID
 		pools, err := tx.PoolsOf(id)
 		if err != nil {
 			return err

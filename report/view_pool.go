@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -56,12 +55,7 @@ func LoadPool(s *store.Store, name, sortBy string) (*PoolDetail, error) {
 				return fmt.Errorf("member %.12s: %w", sm.Policy, err)
 			}
 			m := Member{Policy: *p, Reason: sm.Reason}
-			rating, err := tx.Rating(name, sm.Policy)
-			switch {
-			case err == nil:
-				m.Rated, m.Elo = true, rating.Elo
-				m.Games, m.Wins, m.Draws, m.Losses = rating.Games, rating.Wins, rating.Draws, rating.Losses
-			case !errors.Is(err, store.ErrNotFound):
+			if err := m.rate(tx, name); err != nil {
 				return err
 			}
 			evs, err := tx.EvaluationsOf(sm.Policy)

@@ -37,20 +37,12 @@ type Versus struct {
 func LoadVersus(s *store.Store, a, b, env string, seed *uint64) (*Versus, error) {
 	v := &Versus{Store: s.Path(), Generated: time.Now()}
 	err := s.View(func(tx *store.Tx) error {
+		var err error
+		if v.A, v.B, err = findPair(tx, a, b); err != nil {
+			return err
+		}
 		evals := make([][]store.Evaluation, 2)
-		for i, x := range []struct {
-			prefix string
-			p      *store.Policy
-		}{{a, &v.A}, {b, &v.B}} {
-			id, err := tx.ResolvePolicy(x.prefix)
-			if err != nil {
-				return fmt.Errorf("policy %q: %w", x.prefix, err)
-			}
-			p, err := tx.Policy(id)
-			if err != nil {
-				return err
-			}
-			*x.p = *p
+		for i, id := range []string{v.A.ID, v.B.ID} {
 			if evals[i], err = tx.EvaluationsOf(id); err != nil {
 				return err
 			}

@@ -48,8 +48,5 @@ func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "image/gif")
-	h.Set("Cache-Control", "private, max-age=86400")
-	w.Write(gif.([]byte))
+	reply(w, http.StatusOK, "image/gif", "private, max-age=86400", gif.([]byte))
 }

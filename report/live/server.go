@@ -271,10 +271,18 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, live bool, lo
 		s.fail(w, r, err)
 		return
 	}
+	reply(w, http.StatusOK, htmlType, "no-store", body.([]byte))
+}
+
+const htmlType = "text/html; charset=utf-8"
+
+// reply answers with body.
+func reply(w http.ResponseWriter, code int, contentType, cacheControl string, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	w.Write(body.([]byte))
+	h.Set("Content-Type", contentType)
+	h.Set("Cache-Control", cacheControl)
+	w.WriteHeader(code)
+	w.Write(body)
 }
 
 // fail answers with a page saying what went wrong, with the status that
@@ -302,17 +310,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		http.Error(w, err.Error(), code)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(code)
-	w.Write(buf.Bytes())
+	reply(w, code, htmlType, "no-store", buf.Bytes())
 }
 
 func staticFile(contentType string, body []byte) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", contentType)
-		w.Header().Set("Cache-Control", "no-cache")
-		w.Write(body)
-	}
+	return func(w http.ResponseWriter, r *http.Request) { reply(w, http.StatusOK, contentType, "no-cache", body) }
 }
