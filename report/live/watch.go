@@ -14,8 +14,9 @@ import (
 // modification (and the size when the file grows); Compact replaces the
 // file, which changes its identity.
 type watcher struct {
-	path string
-	poll time.Duration
+	path   string
+	poll   time.Duration
+	coarse time.Duration // coarseTimes, but in tests
 
 	mu      sync.Mutex // guards the fields below
 	version uint64     // 1 at the start, one more per change seen
@@ -24,16 +25,16 @@ type watcher struct {
 	changed chan struct{} // closed and replaced at each change
 }
 
-// coarse is the widest granularity of a file system's times of
+// coarseTimes is the widest granularity of a file system's times of
 // modification that the watcher allows for: two commits within it may
 // leave the same size and time, so while the newest time is younger than
 // this, the watcher counts one more change once it is older.
-const coarse = 2 * time.Second
+const coarseTimes = 2 * time.Second
 
 func newWatcher(path string, poll time.Duration) *watcher {
-	w := &watcher{path: path, poll: poll, version: 1, changed: make(chan struct{})}
+	w := &watcher{path: path, poll: poll, coarse: coarseTimes, version: 1, changed: make(chan struct{})}
 	w.last, _ = os.Stat(path)
-	w.settled = w.last == nil || time.Since(w.last.ModTime()) > coarse
+	w.settled = w.last == nil || time.Since(w.last.ModTime()) > w.coarse
 	return w
 }
 
@@ -59,8 +60,8 @@ func (w *watcher) check() {
 	switch {
 	case !same(fi, w.last):
 		w.last = fi
-		w.settled = fi == nil || time.Since(fi.ModTime()) > coarse
-	case !w.settled && time.Since(fi.ModTime()) > coarse:
+		w.settled = fi == nil || time.Since(fi.ModTime()) > w.coarse
+	case !w.settled && time.Since(fi.ModTime()) > w.coarse:
 		w.settled = true // one more look at what may have been written within the last time's granularity
 	default:
 		return
