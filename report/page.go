@@ -50,6 +50,16 @@ type runPage struct {
 	PoolNote   string
 	Pool       []poolRow
 	Iterations []iterRow
+	Candidates []candRow
+}
+
+// candRow is one candidate of an iteration, as planned and as settled.
+type candRow struct {
+	Iteration, Sample         int
+	Made                      string
+	Policy, PolicyShort, Href string
+	Status, Eff, WinRate, Elo string
+	Problem                   string
 }
 
 // field is a name and a value, the value linked to Href when set.
@@ -166,6 +176,7 @@ func newRunPage(r *Run, f *Frame) *runPage {
 	p.champion(r, f)
 	p.pool(r, f)
 	p.iterations(r, f)
+	p.candidates(r, f)
 	return p
 }
 

@@ -145,6 +145,52 @@ func (p *runPage) iterations(r *Run, f *Frame) {
 	}
 }
 
+// maxProblem is how much of a candidate's problem the table shows
+// (runs show prints it whole).
+const maxProblem = 160
+
+// candidates: one row per planned candidate of each iteration.
+func (p *runPage) candidates(r *Run, f *Frame) {
+	for _, it := range r.Iterations {
+		settled := map[int][]store.Candidate{} // by sample, in the order stored
+		for _, c := range it.Candidates {
+			settled[c.Sample] = append(settled[c.Sample], c)
+		}
+		for _, pl := range it.Plan {
+			row := candRow{Iteration: it.Index, Sample: pl.Sample, Made: strings.TrimSpace(pl.Operator + " by " + pl.Planner),
+				Status: "pending", PolicyShort: "–", Eff: "–", WinRate: "–", Elo: "–"}
+			if len(pl.Parents) > 0 {
+				ps := make([]string, len(pl.Parents))
+				for i, id := range pl.Parents {
+					ps[i] = short(id, 8)
+				}
+				row.Made += " from " + strings.Join(ps, ", ")
+			}
+			if cs := settled[pl.Sample]; len(cs) > 0 {
+				c := cs[0]
+				settled[pl.Sample] = cs[1:]
+				row.Status, row.Problem = c.Status, c.Problem
+				if c.Policy != "" {
+					row.Policy, row.PolicyShort, row.Href = c.Policy, short(c.Policy, 12), f.policyURL(c.Policy)
+				}
+				if selfPlayed(c.Status) {
+					row.Eff = fmt.Sprintf("%.3f", c.Metrics.Efficiency)
+				}
+				if c.Games > 0 {
+					row.WinRate = fmt.Sprintf("%.2f of %d", c.WinRate, c.Games)
+				}
+				if c.Elo != 0 {
+					row.Elo = fmt.Sprintf("%.0f", c.Elo)
+				}
+				if rs := []rune(row.Problem); len(rs) > maxProblem {
+					row.Problem = string(rs[:maxProblem]) + "…"
+				}
+			}
+			p.Candidates = append(p.Candidates, row)
+		}
+	}
+}
+
 // seedList prints seeds compactly: "0-4", "0,2,7".
 func seedList(seeds []uint64) string {
 	var parts []string
