@@ -14,7 +14,7 @@
 // global pool per iteration (champion, median and each member still
 // rated); the champion's lineage as a tree with the operator on each
 // edge; the final pool (a chain's policies for a chain run); the
-// iterations; the champion's source, syntax-coloured with go/scanner's
+// iterations and every candidate of each; the champion's source, syntax-coloured with go/scanner's
 // token classes, and its replay. A run made by compare also gets the
 // comparison it belongs to; a comparison report (id "cmp-…") holds only
 // that: the Table-1-style table and one chart per column.
