@@ -10,6 +10,7 @@ import (
 
 	"policyevolve/envs"
 	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/render"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -87,7 +88,7 @@ func (r *Report) AddReplay(ctx context.Context, o ReplayOptions) error {
 // draw plays p (what, in a note) in self-play on rp.Seed and keeps
 // frames rp.From to rp.To (cut to the episode) as a GIF, or leaves a Note
 // saying why there is none. Only a cancelled context is an error.
-func (rp *Replay) draw(ctx context.Context, what string, p *store.Policy, env evolve.Env, o ReplayOptions) error {
+func (rp *Replay) draw(ctx context.Context, what string, p *store.Policy, env episode.Env, o ReplayOptions) error {
 	tr, note, err := play(ctx, p, env, rp.Seed, o.Sandbox)
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -120,7 +121,7 @@ func (rp *Replay) draw(ctx context.Context, what string, p *store.Policy, env ev
 // play records the policy's self-play episode on seed. A policy that
 // fails is a result: the trajectory holds the steps before it and note
 // says what happened.
-func play(ctx context.Context, p *store.Policy, env evolve.Env, seed uint64, sb *sandbox.Sandbox) (tr *envs.Trajectory, note string, err error) {
+func play(ctx context.Context, p *store.Policy, env episode.Env, seed uint64, sb *sandbox.Sandbox) (tr *envs.Trajectory, note string, err error) {
 	cfg := envs.Config{Map: env.Map, Agents: env.Config.Agents, MaxSteps: env.Config.MaxSteps}
 	opt := envs.Options{Seed: seed, Record: true}
 	var res *envs.Result
@@ -172,7 +173,7 @@ var ErrNoReplay = errors.New("no replay")
 // frame) one wrapping ErrNoReplay, saying why.
 func ReplayGIF(ctx context.Context, s *store.Store, ref ReplayRef, o ReplayOptions) (*Replay, error) {
 	var p *store.Policy
-	var env evolve.Env
+	var env episode.Env
 	err := s.View(func(tx *store.Tx) (err error) {
 		if p, err = tx.Policy(ref.Policy); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
@@ -208,15 +209,15 @@ func ReplayGIF(ctx context.Context, s *store.Store, ref ReplayRef, o ReplayOptio
 
 // resolveEnv is the environment of a replay: its run's (whose map may be
 // a file), else the built-in map its EnvConfig names.
-func resolveEnv(tx *store.Tx, ref ReplayRef) (evolve.Env, error) {
+func resolveEnv(tx *store.Tx, ref ReplayRef) (episode.Env, error) {
 	if ref.Run != "" {
 		rec, err := tx.Run(ref.Run)
 		if err != nil {
-			return evolve.Env{}, fmt.Errorf("%w: run %s: %v", ErrNoReplay, ref.Run, err)
+			return episode.Env{}, fmt.Errorf("%w: run %s: %v", ErrNoReplay, ref.Run, err)
 		}
 		var cfg evolve.JobConfig
 		if err := json.Unmarshal(rec.Config, &cfg); err != nil {
-			return evolve.Env{}, fmt.Errorf("%w: run %s: its configuration does not read: %v", ErrNoReplay, ref.Run, err)
+			return episode.Env{}, fmt.Errorf("%w: run %s: its configuration does not read: %v", ErrNoReplay, ref.Run, err)
 		}
 		env, err := runEnv(tx, rec, cfg.WithDefaults())
 		if err == nil && env.Map == nil {
@@ -228,7 +229,7 @@ func resolveEnv(tx *store.Tx, ref ReplayRef) (evolve.Env, error) {
 		return env, nil
 	}
 	e := ref.Env
-	env, err := evolve.ResolveEnv(e.Game, e.Map, e.Agents, e.MaxSteps)
+	env, err := episode.ResolveEnv(e.Game, e.Map, e.Agents, e.MaxSteps)
 	if err != nil {
 		return env, fmt.Errorf("%w: environment %s: %v (a map file is known only through its run)", ErrNoReplay, e.Key(), err)
 	}

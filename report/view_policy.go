@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"policyevolve/envs"
-	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/store"
 )
 
@@ -115,7 +115,7 @@ func LoadPolicy(s *store.Store, prefix string, seed *uint64) (*PolicyDetail, err
 			ref.Seed = *seed
 		}
 		d.Replay = ref
-		if env, err := evolve.ResolveEnv(ev.Env.Game, ev.Env.Map, ev.Env.Agents, ev.Env.MaxSteps); err == nil {
+		if env, err := episode.ResolveEnv(ev.Env.Game, ev.Env.Map, ev.Env.Agents, ev.Env.MaxSteps); err == nil {
 			d.ReplayMap = env.Map
 		}
 	}

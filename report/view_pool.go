@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -40,7 +39,7 @@ func LoadPool(s *store.Store, name, sortBy string) (*PoolDetail, error) {
 		return nil, fmt.Errorf("%w: sort by %q: the columns are %s", ErrBadQuery, sortBy, strings.Join(PoolSorts, ", "))
 	}
 	d := &PoolDetail{Store: s.Path(), Generated: time.Now(), Name: name, Sort: sortBy}
-	d.Env, _ = poolEnv(name)
+	d.Env, _, _ = store.ParseGlobalPool(name)
 	err := s.View(func(tx *store.Tx) error {
 		ms, err := tx.Members(name)
 		if err != nil {
@@ -104,30 +103,11 @@ func LoadPool(s *store.Store, name, sortBy string) (*PoolDetail, error) {
 	return d, nil
 }
 
-// poolEnv is the environment a global pool's name holds
-// ("global/GAME/MAP/AGENTS/STEPS", a "#tag" after it).
-func poolEnv(name string) (store.EnvConfig, bool) {
-	rest, ok := strings.CutPrefix(name, "global/")
-	if !ok {
-		return store.EnvConfig{}, false
-	}
-	rest, _, _ = strings.Cut(rest, "#")
-	return ParseEnvKey(rest)
-}
-
 // ParseEnvKey reads an environment's key, GAME/MAP/AGENTS/STEPS (as
 // store.EnvConfig.Key writes it).
 func ParseEnvKey(key string) (store.EnvConfig, bool) {
-	parts := strings.Split(key, "/")
-	if len(parts) != 4 {
-		return store.EnvConfig{}, false
-	}
-	agents, err1 := strconv.Atoi(parts[2])
-	steps, err2 := strconv.Atoi(parts[3])
-	if err1 != nil || err2 != nil {
-		return store.EnvConfig{}, false
-	}
-	return store.EnvConfig{Game: parts[0], Map: parts[1], Agents: agents, MaxSteps: steps}, true
+	env, tag, ok := store.ParseGlobalPool("global/" + key)
+	return env, ok && tag == ""
 }
 
 type poolPage struct {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"policyevolve/envs"
-	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/store"
 )
 
@@ -80,7 +80,7 @@ func LoadVersus(s *store.Store, a, b, env string, seed *uint64) (*Versus, error)
 	if err != nil {
 		return nil, err
 	}
-	if e, err := evolve.ResolveEnv(v.Env.Game, v.Env.Map, v.Env.Agents, v.Env.MaxSteps); err == nil {
+	if e, err := episode.ResolveEnv(v.Env.Game, v.Env.Map, v.Env.Agents, v.Env.MaxSteps); err == nil {
 		v.Map = e.Map
 	}
 	return v, nil

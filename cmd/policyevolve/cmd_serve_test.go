@@ -49,7 +49,9 @@ func TestServeStartsAndStops(t *testing.T) {
 	defer cancel()
 	var out, errOut syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve", "--store", db, "--addr", "127.0.0.1:0"}, &out, &errOut) }()
+	go func() {
+		done <- dispatch(ctx, []string{"serve", "--store", db, "--addr", "127.0.0.1:0"}, &out, &errOut)
+	}()
 	addr := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`)
 	var url string
 	for deadline := time.Now().Add(time.Minute); url == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {

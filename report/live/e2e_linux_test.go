@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"policyevolve/evolve"
+	"policyevolve/evolve/planner"
 	"policyevolve/internal/storetest"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -43,10 +44,10 @@ func TestLiveRunPageInChromium(t *testing.T) {
 	between := make(chan struct{}) // closed when the second iteration begins
 	gate := make(chan struct{})    // closed to let it run
 	cfg := evolve.JobConfig{Mode: evolve.ModePopulation, Game: "gathering", Map: "small", Agents: 4, Steps: 100, Seed: 7,
-		EvalSeeds: []uint64{0, 1}, Iterations: 2, Candidates: 2, LocalRounds: 1, Backend: "yaegi"}
+		EvalSeeds: []uint64{0, 1}, Iterations: 2, Candidates: 2, LocalRounds: evolve.On(1), Backend: "yaegi"}
 	job := &evolve.Job{Config: cfg, Store: s, Sandbox: sb,
-		Planner: func(spec, run string) (evolve.Planner, error) {
-			return &evolve.GrammarPlanner{PopSize: 4, Generations: 1}, nil
+		Planner: func(spec, run string) (planner.Planner, error) {
+			return &planner.GrammarPlanner{PopSize: 4, Generations: 1}, nil
 		},
 		Events: evolve.ReporterFunc(func(e evolve.Event) {
 			if e.Kind == evolve.EventIteration && e.Iteration == 1 {

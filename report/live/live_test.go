@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/internal/htmlcheck"
 	"policyevolve/internal/storetest"
 	"policyevolve/store"
@@ -287,7 +287,7 @@ func TestReplay(t *testing.T) {
 	ts := newTestServer(t, Options{})
 	var bfs string
 	err := ts.s.Update(func(tx *store.Tx) error {
-		p := &store.Policy{Source: evolve.BuiltinSource("bfs"), Builtin: "bfs", Name: "bfs", Origin: store.Origin{Operator: "builtin"}}
+		p := &store.Policy{Source: episode.BuiltinSource("bfs"), Builtin: "bfs", Name: "bfs", Origin: store.Origin{Operator: "builtin"}}
 		_, err := tx.PutPolicy(p)
 		bfs = p.ID
 		return err
