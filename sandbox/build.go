@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -62,6 +63,23 @@ func moduleImports(src []byte) []byte {
 // threshold at 0, compiled policies grow slices the same way.
 const policyGCFlags = "-d=variablemakethreshold=0"
 
+// noFusion turns off fused multiply-add in the compiler (a debug hash
+// that matches nothing). The Go specification lets an implementation
+// fuse x*y+z into one rounding; the compiler does on arm64 and other
+// architectures, in the policy and in the standard library it calls, and
+// then a policy computes other floats there than on amd64, where
+// GOAMD64=v1 has no fused instruction. Builds for those architectures
+// compile every package with it.
+const noFusion = "fmahash=n"
+
+// buildFlags are the go build flags of a worker for goarch.
+func buildFlags(goarch string) []string {
+	if goarch == "amd64" {
+		return []string{"-gcflags=" + policyGCFlags}
+	}
+	return []string{"-gcflags=all=-d=" + noFusion, "-gcflags=" + policyGCFlags + "," + noFusion}
+}
+
 // buildEnv is the environment of the go command: the caller's, minus what
 // could redirect the build (workspaces, cross-compilation, toolchain
 // downloads, cgo, the network).
@@ -85,7 +103,7 @@ func buildEnv() []string {
 // apiHash identifies the embedded ssd and worker sources and the protocol.
 func apiHash() (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "protocol %d\ngcflags %s\nnative %d\n", worker.Version, policyGCFlags, nativeVersion)
+	fmt.Fprintf(h, "protocol %d\ngcflags %s\nnative %d\n", worker.Version, strings.Join(buildFlags(runtime.GOARCH), " "), nativeVersion)
 	for _, src := range workerSources {
 		files, err := ssdSourceFiles(src.embedded)
 		if err != nil {
@@ -211,7 +229,8 @@ func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string
 	}
 
 	bin := filepath.Join(tmp, "worker.bin")
-	cmd := exec.CommandContext(ctx, s.goCmd, "build", "-trimpath", "-gcflags="+policyGCFlags, "-o", bin, "./cmd/worker")
+	args := append(append([]string{"build", "-trimpath"}, buildFlags(runtime.GOARCH)...), "-o", bin, "./cmd/worker")
+	cmd := exec.CommandContext(ctx, s.goCmd, args...)
 	cmd.Dir = tmp
 	cmd.Env = buildEnv()
 	// The go command starts the compiler and linker: kill them all, not

@@ -15,7 +15,7 @@ func (t T) Sum() int { return t.A + t.B }
 
 type Shape interface{ Sum() int }
 
-// refused: type switch case T
+// refused: type switch case
 func P_typeswitch() string {
 	vals := []any{1, "a", T{1, 2}, &T{3, 4}, nil, 2.5, []int{1}}
 	out := ""
