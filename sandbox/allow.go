@@ -450,6 +450,16 @@ func (a *allowCheck) qualified(sel *ast.SelectorExpr, pkgPath string) {
 			return
 		}
 	}
+	if pkgPath == "math" {
+		switch {
+		case archMath[sel.Sel.Name]:
+			a.count(rowArchMath) // refused by mathValue, which says more
+			return
+		case nanObservers[sel.Sel.Name] != "" || sel.Sel.Name == "Copysign":
+			a.use(sel.Pos(), rowNaNBits, "")
+			return
+		}
+	}
 	if _, ok := stdlib.Symbols[pkgPath+"/"+path.Base(pkgPath)][sel.Sel.Name]; !ok {
 		a.use(sel.Pos(), rowStdMissing, pkgPath+"."+sel.Sel.Name)
 		return

@@ -260,7 +260,9 @@ func floatToIntBounds(k types.BasicKind) (lo, hi, min, max string, loIncl bool) 
 		return "-2147483649.0", "2147483648.0", "-2147483648", "2147483647", false
 	case types.Int, types.Int64:
 		// -2^63-1 is not a float64: the lower bound is included.
-		return "-9223372036854775808.0", "9223372036854775808.0", "-9223372036854775808", "9223372036854775807", true
+		// Bounds spelled so that yaegi, which types large constants
+		// itself, reads them right.
+		return "-9223372036854775808.0", "9223372036854775808.0", "-9223372036854775807 - 1", "9223372036854775807", true
 	case types.Uint8:
 		return "-1.0", "256.0", "0", "255", false
 	case types.Uint16:
@@ -268,7 +270,7 @@ func floatToIntBounds(k types.BasicKind) (lo, hi, min, max string, loIncl bool) 
 	case types.Uint32:
 		return "-1.0", "4294967296.0", "0", "4294967295", false
 	}
-	return "-1.0", "18446744073709551616.0", "0", "18446744073709551615", false
+	return "-1.0", "18446744073709551616.0", "0", "^" + types.Typ[k].Name() + "(0)", false
 }
 
 // floatToIntHelper returns the helper converting a float64 to the basic

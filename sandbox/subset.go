@@ -112,6 +112,7 @@ const (
 	rowInitOrder     rowID = "P7"
 	rowNoTypes       rowID = "X1"
 	rowOther         rowID = "X2"
+	rowInterpFail    rowID = "X3"
 )
 
 var subsetRows = []subsetRow{
@@ -200,6 +201,7 @@ var subsetRows = []subsetRow{
 	{rowInitOrder, "a package-level variable initialised by calling a function that changes another", "refused: yaegi initialises package-level variables in another order", false, false},
 	{rowNoTypes, "any policy, when there is no type information (no Go toolchain and no other source of it)", "refused: the subset cannot be checked without types", false, false},
 	{rowOther, "anything else", "refused", false, false},
+	{rowInterpFail, "whatever the interpreter fails to load or run by an internal error of its own", "refused, naming the construct at the line yaegi reports", false, false},
 }
 
 // rowByID returns the row of an ID.
