@@ -70,6 +70,7 @@ type agreeOutcome struct {
 	Steps    int      `json:"steps"`    // steps compared
 	Diverged string   `json:"diverged"` // "" when the backends agreed
 	Skipped  bool     `json:"skipped"`  // not compared within fuzzBudget
+	Outside  int      `json:"outside"`  // constructs outside the subset generated (each refused)
 }
 
 var agreeStatsMu sync.Mutex
@@ -174,6 +175,14 @@ compile:
 		}
 	}
 	defer py.Close()
+	for _, i := range keep {
+		if o := prog.Entries[i].Outside; len(o) > 0 {
+			t.Errorf("seed %d: entry %s holds %s, outside the yaegi subset, and the yaegi backend accepted it", seed, prog.Entries[i].Name, strings.Join(o, ", "))
+		}
+	}
+	for _, e := range prog.Entries {
+		out.Outside += len(e.Outside)
+	}
 	pn, err := native.Compile(ctx, src)
 	if err != nil {
 		tooSlow()

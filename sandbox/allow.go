@@ -323,6 +323,8 @@ func (a *allowCheck) typeRows(p token.Pos, t types.Type) {
 			for i := 0; i < u.Results().Len(); i++ {
 				walk(u.Results().At(i).Type())
 			}
+		case *types.Union:
+			a.use(p, rowGeneric, "a type constraint")
 		case *types.Interface:
 			a.use(p, rowIfaceType, "")
 			if !u.IsMethodSet() {
@@ -675,6 +677,7 @@ func (a *allowCheck) collectTypes() {
 			}
 			t = types.Default(t)
 		}
+		t = types.Unalias(t)
 		if _, ok := t.(*types.Tuple); ok {
 			return
 		}
@@ -760,7 +763,7 @@ func (a *allowCheck) erase(t types.Type, depth int) string {
 // ambiguous names another type of the policy that the interpreter
 // cannot tell from t, or returns "".
 func (a *allowCheck) ambiguous(t types.Type) string {
-	self := types.TypeString(t, a.qualifier)
+	self := types.TypeString(types.Unalias(t), a.qualifier)
 	var others []string
 	for name := range a.erased[a.erase(t, 0)] {
 		if name != self {

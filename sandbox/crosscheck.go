@@ -59,11 +59,13 @@ func (s *Sandbox) otherBackend() (*Sandbox, string) {
 	return s.other, s.otherWhy
 }
 
-// crossCheck runs the smoke test's first episode on the other backend
-// and compares its actions with first's. It records what it compared in
-// rep; it returns an ErrDisagree PolicyError when the backends disagree,
-// another error only when ctx ends.
-func (s *Sandbox) crossCheck(ctx context.Context, src []byte, game ssd.Game, rep *SmokeReport, first *envs.Result) error {
+// crossCheck plays first's episode (cfg, from its seed: admission's
+// whole episode, or the smoke test's first when AdmissionSteps is
+// negative) on the other backend and compares its actions with first's.
+// It records what it compared in rep; it returns an ErrDisagree
+// PolicyError when the backends disagree, another error only when ctx
+// ends.
+func (s *Sandbox) crossCheck(ctx context.Context, src []byte, cfg envs.Config, rep *SmokeReport, first *envs.Result) error {
 	rep.Compared = []Backend{s.backend}
 	other, why := s.otherBackend()
 	if other == nil {
@@ -85,11 +87,7 @@ func (s *Sandbox) crossCheck(ctx context.Context, src []byte, game ssd.Game, rep
 		return nil
 	}
 	defer po.Close()
-	cfg, err := smokeConfig(game)
-	if err != nil {
-		return err
-	}
-	res, _, runErr := po.selfPlay(ctx, cfg, envs.Options{Seed: 0, Record: true}, false)
+	res, _, runErr := po.selfPlay(ctx, cfg, envs.Options{Seed: first.Seed, Record: true}, true)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -115,10 +113,10 @@ func (s *Sandbox) crossCheck(ctx context.Context, src []byte, game ssd.Game, rep
 	switch {
 	case errors.Is(pe, ErrTimeout), errors.Is(pe, ErrCost), errors.Is(pe, ErrCPUBudget):
 		rep.Compared = append(rep.Compared, other.backend)
-		rep.CrossNote = fmt.Sprintf("compared on %d of %d steps: the %s backend stopped for its cost (%v)", steps, SmokeSteps, other.backend, pe)
+		rep.CrossNote = fmt.Sprintf("compared on %d of %d steps: the %s backend stopped for its cost (%v)", steps, cfg.MaxSteps, other.backend, pe)
 		return nil
 	case strings.Contains(pe.Detail, refusalPrefix):
-		rep.CrossNote = fmt.Sprintf("compared on %d of %d steps: the %s backend stops this policy: %v", steps, SmokeSteps, other.backend, pe)
+		rep.CrossNote = fmt.Sprintf("compared on %d of %d steps: the %s backend stops this policy: %v", steps, cfg.MaxSteps, other.backend, pe)
 		return nil
 	}
 	failed, ran := other.backend, s.backend

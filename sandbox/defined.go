@@ -449,7 +449,7 @@ func (rw *rewriter) definedShiftAssign(as *ast.AssignStmt) {
 	}
 	lhs := as.Lhs[0]
 	if !simpleOperand(lhs) {
-		rw.refuseRow(as.TokPos, rowShiftVar, "%s by a variable count with a left side other than a variable or its fields; write x = x %s s", as.Tok, strings.TrimSuffix(as.Tok.String(), "="))
+		rw.refuseRow(as.TokPos, rowShiftAssign, "%s by a variable count with a left side that calls or computes (%s); write x = x %s s", as.Tok, rw.text(lhs), strings.TrimSuffix(as.Tok.String(), "="))
 		return
 	}
 	lt := info.TypeOf(lhs)
@@ -476,19 +476,33 @@ func (rw *rewriter) definedShiftAssign(as *ast.AssignStmt) {
 	}
 	ut := types.Typ[lb.Kind()].Name()
 	l := rw.text(lhs)
+	if strings.Contains(l, "\n") {
+		rw.refuseRow(as.TokPos, rowShiftAssign, "%s by a variable count with a left side on several lines", as.Tok)
+		return
+	}
 	rw.edits = append(rw.edits,
 		edit{start: rw.off(as.TokPos), end: rw.off(as.Rhs[0].Pos()), text: "= " + outer + "(" + name + "(" + ut + "(" + l + "), " + cast + "("},
 		edit{start: rw.off(as.Rhs[0].End()), end: rw.off(as.Rhs[0].End()), text: ")))"})
 }
 
-// simpleOperand reports whether e is a variable or a field of one,
-// which can be evaluated twice with the same result and no effect.
+// simpleOperand reports whether e is a variable, or a field, element or
+// pointee of one indexed by variables and constants: an operand that can
+// be evaluated twice with the same result and no effect.
 func simpleOperand(e ast.Expr) bool {
 	switch x := ast.Unparen(e).(type) {
 	case *ast.Ident:
 		return true
 	case *ast.SelectorExpr:
 		return simpleOperand(x.X)
+	case *ast.StarExpr:
+		return simpleOperand(x.X)
+	case *ast.IndexExpr:
+		return simpleOperand(x.X) && (simpleOperand(x.Index) || isBasicLit(x.Index))
 	}
 	return false
+}
+
+func isBasicLit(e ast.Expr) bool {
+	_, ok := ast.Unparen(e).(*ast.BasicLit)
+	return ok
 }

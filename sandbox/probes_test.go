@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -123,6 +124,13 @@ func TestYaegiProbes(t *testing.T) {
 // each probe returns, in order.
 func nativeProbes(t *testing.T, files []*probeFile) map[string][]string {
 	t.Helper()
+	return nativeProbesFor(t, files, runtime.GOARCH, nil)
+}
+
+// nativeProbesFor is nativeProbes for an architecture, the programs run
+// by the command runner (an emulator) when it is not nil.
+func nativeProbesFor(t *testing.T, files []*probeFile, goarch string, runner []string) map[string][]string {
+	t.Helper()
 	dir := t.TempDir()
 	write := func(rel string, data []byte) {
 		p := filepath.Join(dir, rel)
@@ -162,9 +170,10 @@ func nativeProbes(t *testing.T, files []*probeFile) map[string][]string {
 		write(fmt.Sprintf("cmd/p%d/main.go", k), []byte(m.String()))
 	}
 	bin := filepath.Join(dir, "bin")
-	cmd := exec.Command("go", "build", "-trimpath", "-gcflags="+policyGCFlags, "-o", bin+string(filepath.Separator), "./cmd/...")
+	args := append(append([]string{"build", "-trimpath"}, buildFlags(goarch)...), "-o", bin+string(filepath.Separator), "./cmd/...")
+	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
-	cmd.Env = buildEnv()
+	cmd.Env = append(buildEnv(), "GOARCH="+goarch)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -175,7 +184,8 @@ func nativeProbes(t *testing.T, files []*probeFile) map[string][]string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := exec.Command(filepath.Join(bin, fmt.Sprintf("p%d", k))).Output()
+			run := append(append([]string{}, runner...), filepath.Join(bin, fmt.Sprintf("p%d", k)))
+			out, err := exec.Command(run[0], run[1:]...).Output()
 			res := strings.Split(string(out), "\x00")
 			mu.Lock()
 			defer mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"policyevolve/envs"
 	"policyevolve/envs/ssd/worker"
 )
 
@@ -106,6 +107,13 @@ type Config struct {
 	// present: run the smoke test on the other backend too and refuse a
 	// policy whose actions differ there (ErrDisagree). See crossCheck.
 	SkipCrossCheck bool
+	// AdmissionSteps is the length of the whole episode admission (Check)
+	// plays after the smoke test: twice on this backend, to refuse a
+	// policy whose actions differ from run to run (a map ranged over
+	// late in an episode), and once on the other backend for the
+	// cross-check. Default envs.DefaultMaxSteps, the evaluation's length;
+	// negative: the smoke test only (its 50 steps, as the paper's).
+	AdmissionSteps int
 }
 
 // Defaults, with the reasons for them.
@@ -188,6 +196,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.CacheMaxBytes == 0 {
 		c.CacheMaxBytes = DefaultCacheMaxBytes
+	}
+	if c.AdmissionSteps == 0 {
+		c.AdmissionSteps = envs.DefaultMaxSteps
 	}
 }
 

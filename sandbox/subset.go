@@ -75,6 +75,7 @@ const (
 	rowArith         rowID = "E12"
 	rowShiftConst    rowID = "E13"
 	rowShiftVar      rowID = "E14"
+	rowShiftAssign   rowID = "E24"
 	rowCompare       rowID = "E15"
 	rowCompareComp   rowID = "E16"
 	rowCompareIface  rowID = "E17"
@@ -162,7 +163,8 @@ var subsetRows = []subsetRow{
 	{rowUnary, "unary -, +, !, ^, & (address of), * (indirection)", "as Go", true, false},
 	{rowArith, "arithmetic and bitwise operators on integers and floats, string concatenation", "as Go (integers wrap; division by zero panics)", true, false},
 	{rowShiftConst, "shifts by a constant count", "as Go", true, false},
-	{rowShiftVar, "shifts by a variable count", "rewritten: a negative count panics as in Go (yaegi gives 0)", true, false},
+	{rowShiftVar, "shifts by a variable count, and <<=, >>= by one of a variable, field or element indexed by a variable or constant", "rewritten: a negative count panics as in Go (yaegi gives 0)", true, false},
+	{rowShiftAssign, "<<= and >>= by a variable count whose left side calls a function or computes an index", "refused: the rewrite would evaluate it twice", false, false},
 	{rowCompare, "== != < <= > >= on numbers, strings, booleans and pointers", "as Go", true, false},
 	{rowCompareComp, "== and != on structs and arrays, and their use as map keys, when no field or element has an interface type", "as Go", true, false},
 	{rowCompareIface, "== and != on interface values, or on structs and arrays holding them (other than with nil)", "refused: yaegi ignores the dynamic type (an int32 1 equals an int64 1)", false, false},
