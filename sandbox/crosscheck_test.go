@@ -148,7 +148,9 @@ func TestWholeEpisodeChecks(t *testing.T) {
 	}
 	// A stand-in for an interpreter bug that shows after step 50 only.
 	late := strings.Replace(crossPolicy, "func Policy(v *ssd.View, agent int) int {", "func Policy(v *ssd.View, agent int) int {\n\tif v.Step() >= 70 && agent == 3 {\n\t\treturn ssd.Stand + 0*agent\n\t}", 1)
-	rewriteHook = func(b []byte) []byte { return bytes.Replace(b, []byte("ssd.Stand + 0*agent"), []byte("ssd.Stand - 7 + 0*agent"), 1) }
+	rewriteHook = func(b []byte) []byte {
+		return bytes.Replace(b, []byte("ssd.Stand + 0*agent"), []byte("ssd.Stand - 7 + 0*agent"), 1)
+	}
 	defer func() { rewriteHook = nil }()
 	_, rep, err = newSandbox(t, Native).CheckReport(ctx, []byte(late), ssd.Gathering)
 	if !errors.As(err, &pe) || !errors.Is(err, ErrDisagree) || pe.Step != 70 || pe.Agent != 3 {
