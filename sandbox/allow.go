@@ -310,6 +310,9 @@ func (a *allowCheck) typeRows(p token.Pos, t types.Type) {
 		case *types.Struct:
 			a.use(p, rowComposite, "")
 			for i := 0; i < u.NumFields(); i++ {
+				if f := u.Field(i); f.Embedded() && types.IsInterface(f.Type()) {
+					a.use(p, rowEmbedIface, "a struct embedding the interface type "+f.Type().String())
+				}
 				walk(u.Field(i).Type())
 			}
 		case *types.Signature:
@@ -387,7 +390,7 @@ func (a *allowCheck) rangeStmt(r *ast.RangeStmt) {
 		a.use(r.Pos(), rowRangeSeq, "")
 	case *types.Pointer:
 		if _, ok := u.Elem().Underlying().(*types.Array); ok {
-			a.use(r.Pos(), rowRangeSeq, "")
+			a.use(r.Pos(), rowRangePtrArr, "range over the pointer to an array "+t.String()+"; range over the array (*p) or its indices")
 		} else {
 			a.use(r.Pos(), rowOther, "range over "+t.String())
 		}

@@ -76,6 +76,9 @@ const (
 	rowShiftConst    rowID = "E13"
 	rowShiftVar      rowID = "E14"
 	rowShiftAssign   rowID = "E24"
+	rowNilIface      rowID = "E25"
+	rowRangePtrArr   rowID = "S26"
+	rowEmbedIface    rowID = "T7"
 	rowCompare       rowID = "E15"
 	rowCompareComp   rowID = "E16"
 	rowCompareIface  rowID = "E17"
@@ -131,7 +134,8 @@ var subsetRows = []subsetRow{
 	{rowIncDec, "++ and --", "as Go", true, false},
 	{rowIf, "if, else, with an init statement", "as Go", true, false},
 	{rowFor, "for loops: three clauses, condition only, infinite", "loop variables captured by closures get Go 1.22's per-iteration copy", true, false},
-	{rowRangeSeq, "range over slices, arrays and pointers to arrays", "as Go", true, false},
+	{rowRangeSeq, "range over slices and arrays", "as Go", true, false},
+	{rowRangePtrArr, "range over a pointer to an array", "refused: yaegi fails inside reflect (found by the fresh probes)", false, false},
 	{rowRangeMap, "range over maps", "as Go (an order Go leaves random: the determinism check replays episodes)", true, false},
 	{rowRangeString, "range over strings", "rewritten (byte offsets as Go gives them)", true, false},
 	{rowRangeInt, "range over integers", "rewritten into a three-clause loop", true, false},
@@ -165,6 +169,7 @@ var subsetRows = []subsetRow{
 	{rowShiftConst, "shifts by a constant count", "as Go", true, false},
 	{rowShiftVar, "shifts by a variable count, and <<=, >>= by one of a variable, field or element indexed by a variable or constant", "rewritten: a negative count panics as in Go (yaegi gives 0)", true, false},
 	{rowShiftAssign, "<<= and >>= by a variable count whose left side calls a function or computes an index", "refused: the rewrite would evaluate it twice", false, false},
+	{rowNilIface, "a nil pointer converted to an interface", "checked at run time: the policy stops with this row's refusal (yaegi makes it a nil interface)", false, false},
 	{rowCompare, "== != < <= > >= on numbers, strings, booleans and pointers", "as Go", true, false},
 	{rowCompareComp, "== and != on structs and arrays, and their use as map keys, when no field or element has an interface type", "as Go", true, false},
 	{rowCompareIface, "== and != on interface values, or on structs and arrays holding them (other than with nil)", "refused: yaegi ignores the dynamic type (an int32 1 equals an int64 1)", false, false},
@@ -187,6 +192,7 @@ var subsetRows = []subsetRow{
 	{rowComplex, "complex types, imaginary literals, complex, real, imag", "refused: no differential evidence", false, false},
 	{rowComposite, "array, slice, struct, pointer, map and function types", "as Go", true, false},
 	{rowIfaceType, "interface types (any, error, the policy's) as types of variables, fields, parameters and results", "as Go; values held by them are never compared (E17)", true, false},
+	{rowEmbedIface, "a struct type embedding an interface type", "refused: calling a promoted method through it panics in yaegi (found by the fresh probes)", false, false},
 	{rowMapKey, "map keys of basic, pointer, struct and array types without interface parts", "as Go", true, false},
 	{rowMapKeyIface, "maps keyed by an interface type, or by a struct or array with an interface part", "refused: yaegi ignores the dynamic type of the key", false, false},
 	{rowBuiltin, "len, cap, append, copy, make, delete, panic, min, max, clear", "min, max, clear rewritten", true, false},
