@@ -15,11 +15,11 @@ func Policy(v *ssd.View, agent int) int { return 0 }
 
 type minHeap []ssd.Pos
 
-func (h minHeap) Len() int            { return len(h) }
-func (h minHeap) Less(i, j int) bool  { return h[i].R*10+h[i].C < h[j].R*10+h[j].C }
-func (h minHeap) Swap(i, j int)       { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)         { *h = append(*h, x.(ssd.Pos)) }
-func (h *minHeap) Pop() any           { o := *h; n := len(o); x := o[n-1]; *h = o[:n-1]; return x }
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return h[i].R*10+h[i].C < h[j].R*10+h[j].C }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(ssd.Pos)) }
+func (h *minHeap) Pop() any          { o := *h; n := len(o); x := o[n-1]; *h = o[:n-1]; return x }
 
 func P_heap_of_pos() string {
 	h := &minHeap{{3, 1}, {1, 2}, {2, 2}}

@@ -65,6 +65,7 @@ func P_range_array_copy() string {
 	}
 	return out
 }
+
 // refused: range over the pointer to an array
 func P_range_ptr_array() string {
 	a := [3]int{1, 2, 3}
