@@ -87,7 +87,7 @@ func (s *Sandbox) crossCheck(ctx context.Context, src []byte, cfg envs.Config, r
 		return nil
 	}
 	defer po.Close()
-	res, _, runErr := po.selfPlay(ctx, cfg, envs.Options{Seed: first.Seed, Record: true}, true)
+	res, _, runErr := po.selfPlay(ctx, cfg, envs.Options{Seed: first.Seed, Record: true}, s.cfg.AdmissionCPU)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -105,6 +105,10 @@ func (s *Sandbox) crossCheck(ctx context.Context, src []byte, cfg envs.Config, r
 		rep.Compared = append(rep.Compared, other.backend)
 		return nil
 	}
+	played := 0
+	if first.Trajectory != nil {
+		played = len(first.Trajectory.Steps)
+	}
 	var pe *PolicyError
 	if !errors.As(runErr, &pe) {
 		rep.CrossNote = fmt.Sprintf("the %s backend could not run this policy: %v", other.backend, runErr)
@@ -117,6 +121,11 @@ func (s *Sandbox) crossCheck(ctx context.Context, src []byte, cfg envs.Config, r
 		return nil
 	case strings.Contains(pe.Detail, refusalPrefix):
 		rep.CrossNote = fmt.Sprintf("compared on %d of %d steps: the %s backend stops this policy: %v", steps, cfg.MaxSteps, other.backend, pe)
+		return nil
+	case steps >= played && played < cfg.MaxSteps:
+		// This backend stopped first, or at the same step (a panic the
+		// policy raises on both): nothing played here to compare after.
+		rep.Compared = append(rep.Compared, other.backend)
 		return nil
 	}
 	failed, ran := other.backend, s.backend

@@ -143,6 +143,15 @@ func TestWholeEpisodeChecks(t *testing.T) {
 		t.Fatalf("got %v (%+v), want the policy refused as not deterministic at step 60 or later", err, rep)
 	}
 
+	// A policy that fails late on every run is not refused: its
+	// evaluation records the failure.
+	panics := strings.Replace(crossPolicy, "return ssd.Stand\n}", "if v.Step() == 150 {\n\t\tpanic(\"late\")\n\t}\n\treturn ssd.Stand\n}", 1)
+	p, rep, err = newSandbox(t, Native).CheckReport(ctx, []byte(panics), ssd.Gathering)
+	if err != nil || rep.Replayed != 150 || !raceEnabled && !slices.Equal(rep.Compared, []Backend{Native, Yaegi}) {
+		t.Fatalf("late panic: %v, %+v; want it admitted, compared on its 150 steps", err, rep)
+	}
+	p.Close()
+
 	if raceEnabled {
 		return // the yaegi worker cannot run under the race detector
 	}

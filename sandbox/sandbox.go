@@ -114,6 +114,11 @@ type Config struct {
 	// cross-check. Default envs.DefaultMaxSteps, the evaluation's length;
 	// negative: the smoke test only (its 50 steps, as the paper's).
 	AdmissionSteps int
+	// AdmissionCPU bounds the CPU time of each run of that whole episode,
+	// on either backend (within the cost budget): a run that reaches it
+	// stops, and the checks compare the steps played. Default
+	// DefaultAdmissionCPU; negative: the cost budget alone.
+	AdmissionCPU time.Duration
 }
 
 // Defaults, with the reasons for them.
@@ -148,6 +153,12 @@ const (
 	// A policy builds in about a second; the first build on a machine
 	// compiles the standard library too, a minute on two cores.
 	DefaultBuildTimeout = 5 * time.Minute
+	// 2 s of CPU for each run of admission's whole episode: a native
+	// policy needs 3-250 ms for 1000 steps of 10 agents, a cheap one on
+	// yaegi well under a second; an expensive one on yaegi (6-7 s for a
+	// Voronoi flood per agent and step) is compared on the steps it plays
+	// in 2 s, so that admission stays a fraction of an LLM call.
+	DefaultAdmissionCPU = 2 * time.Second
 	// Generous for debugging prints (a line per agent per step of a long
 	// episode), small enough that a print loop is caught in milliseconds.
 	DefaultOutputLimit = 1 << 20
@@ -199,6 +210,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.AdmissionSteps == 0 {
 		c.AdmissionSteps = envs.DefaultMaxSteps
+	}
+	if c.AdmissionCPU == 0 {
+		c.AdmissionCPU = DefaultAdmissionCPU
 	}
 }
 

@@ -78,7 +78,7 @@ func (p *Program) smoke(ctx context.Context, game ssd.Game) (*SmokeReport, *envs
 	for k := range runs {
 		// The episode is not stopped for its cost: the verdict below is
 		// made on the whole smoke test.
-		res, cpu, err := p.selfPlay(ctx, cfg, envs.Options{Seed: 0, Record: true}, false)
+		res, cpu, err := p.selfPlay(ctx, cfg, envs.Options{Seed: 0, Record: true}, 0)
 		if err != nil {
 			return rep, nil, fmt.Errorf("smoke test: %w", err)
 		}
@@ -154,21 +154,21 @@ const admissionSeed = 1
 // cfg from admissionSeed twice, each from the policy's fresh state, and
 // refuses a policy whose actions differ at any step (ErrNondeterministic):
 // a map ranged over late in an episode, which the smoke test's 50 steps
-// do not reach, is caught here. The episodes stop for the policy's cost
-// as evaluation's do; then the steps both played are compared. It
-// returns the first run's result, for the cross-check.
+// do not reach, is caught here. A run stops at AdmissionCPU (or the cost
+// budget), and then the steps both played are compared. A policy that
+// fails in this episode (a panic at step 150) is not refused here: its
+// evaluation records the failure, as for any episode. It returns the
+// first run's result, for the cross-check.
 func (p *Program) wholeEpisode(ctx context.Context, cfg envs.Config, rep *SmokeReport) (*envs.Result, error) {
 	rep.Episode = cfg.MaxSteps
 	var runs [2]*envs.Result
 	for k := range runs {
-		res, _, err := p.selfPlay(ctx, cfg, envs.Options{Seed: admissionSeed, Record: true}, true)
+		res, _, err := p.selfPlay(ctx, cfg, envs.Options{Seed: admissionSeed, Record: true}, p.sb.cfg.AdmissionCPU)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if err != nil && !stoppedForCost(err) {
-			return nil, fmt.Errorf("whole episode (%d steps, seed %d): %w", cfg.MaxSteps, admissionSeed, err)
-		}
-		if res == nil || res.Trajectory == nil {
+		var pe *PolicyError
+		if err != nil && !errors.As(err, &pe) || res == nil || res.Trajectory == nil {
 			return nil, fmt.Errorf("whole episode (%d steps, seed %d): %w", cfg.MaxSteps, admissionSeed, err)
 		}
 		runs[k] = res
