@@ -285,3 +285,25 @@ func TestInterpreterFailureIsRefusal(t *testing.T) {
 		})
 	}
 }
+
+// TestExamplesInYaegiSubset: every example policy stays inside the
+// yaegi backend's subset (the fallback where there is no Go toolchain).
+func TestExamplesInYaegiSubset(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "examples", "policies", "*.go"))
+	if err != nil || len(files) < 4 {
+		t.Fatalf("examples: %v %v", files, err)
+	}
+	sb := newSandbox(t, Yaegi)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := sb.Compile(context.Background(), src)
+		if err != nil {
+			t.Errorf("%s: the yaegi backend refuses it: %v", f, err)
+			continue
+		}
+		p.Close()
+	}
+}
