@@ -47,7 +47,8 @@ type SmokeReport struct {
 	// CheckReport only.
 	Episode int
 	// Replayed is how many of its steps the determinism check compared
-	// (fewer when the policy stopped for its cost first).
+	// and found the same (fewer when the policy stopped first); 0 when
+	// it did not pass.
 	Replayed int
 }
 
@@ -174,12 +175,12 @@ func (p *Program) wholeEpisode(ctx context.Context, cfg envs.Config, rep *SmokeR
 		runs[k] = res
 	}
 	a, b := runs[0].Trajectory.Steps, runs[1].Trajectory.Steps
-	rep.Replayed = min(len(a), len(b))
 	if t, i, differ := firstDivergence(runs[0].Trajectory, runs[1].Trajectory); differ {
 		return nil, &PolicyError{Kind: ErrNondeterministic, Agent: i, Step: t, Program: p.ID,
 			Detail: fmt.Sprintf("(step %d of a whole %d-step episode, agent %d: %d vs %d, the same seed twice) — e.g. ranging over a map, whose iteration order is random",
 				t, cfg.MaxSteps, i, a[t].Actions[i], b[t].Actions[i])}
 	}
+	rep.Replayed = min(len(a), len(b))
 	return runs[0], nil
 }
 

@@ -102,7 +102,7 @@ func printValidateDetails(w io.Writer, sb *sandbox.Sandbox, rep *sandbox.SmokeRe
 		fmt.Fprintf(w, "cost: %v of CPU time per step for %d agents, over %d smoke-test steps (budget %s per step)\n",
 			rep.PerStep.Round(time.Microsecond), rep.Agents, rep.Steps, budget)
 	}
-	if rep != nil && rep.Episode > 0 {
+	if rep != nil && rep.Replayed > 0 {
 		fmt.Fprintf(w, "whole episode: %d steps from seed 1, played twice, the same actions on the %d steps both played\n", rep.Episode, rep.Replayed)
 	}
 	if rep != nil && len(rep.Compared) > 0 {
