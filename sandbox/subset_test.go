@@ -42,7 +42,7 @@ func rowsOf(t testing.TB, src []byte) (map[rowID]int, error) {
 // evidenceSeeds are the generated programs whose agreeing entry
 // functions count as evidence; the seed corpus of FuzzAgree and the
 // sweeps compare programs of the same generator on both backends.
-const evidenceSeeds = 40
+const evidenceSeeds = 20
 
 // TestSubsetEvidence: every allowed row of the subset is used by probes
 // that agree on both backends (testdata/yaegi, compared by
