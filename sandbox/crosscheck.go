@@ -65,7 +65,8 @@ func (s *Sandbox) otherBackend() (*Sandbox, string) {
 // It records what it compared in rep; it returns an ErrDisagree
 // PolicyError when the backends disagree, another error only when ctx
 // ends.
-func (s *Sandbox) crossCheck(ctx context.Context, src []byte, cfg envs.Config, rep *SmokeReport, first *envs.Result) error {
+func (s *Sandbox) crossCheck(ctx context.Context, p *Program, cfg envs.Config, rep *SmokeReport, first *envs.Result) error {
+	src := p.Source
 	rep.Compared = []Backend{s.backend}
 	other, why := s.otherBackend()
 	if other == nil {
@@ -87,6 +88,23 @@ func (s *Sandbox) crossCheck(ctx context.Context, src []byte, cfg envs.Config, r
 		return nil
 	}
 	defer po.Close()
+	key := s.verdictKey(p, po, cfg, first.Seed)
+	if v, ok := s.readVerdict(key); ok {
+		rep.Compared = append(rep.Compared, v.Compared...)
+		rep.CrossNote = v.Note
+		return nil
+	}
+	err = s.crossRun(ctx, po, cfg, rep, first)
+	if err == nil {
+		s.writeVerdict(key, verdict{Compared: rep.Compared[1:], Note: rep.CrossNote})
+	}
+	return err
+}
+
+// crossRun plays the episode on the other backend's program po and
+// compares (see crossCheck).
+func (s *Sandbox) crossRun(ctx context.Context, po *Program, cfg envs.Config, rep *SmokeReport, first *envs.Result) error {
+	other := po.sb
 	res, _, runErr := po.selfPlay(ctx, cfg, envs.Options{Seed: first.Seed, Record: true}, s.cfg.AdmissionCPU)
 	if ctx.Err() != nil {
 		return ctx.Err()

@@ -153,12 +153,13 @@ const (
 	// A policy builds in about a second; the first build on a machine
 	// compiles the standard library too, a minute on two cores.
 	DefaultBuildTimeout = 5 * time.Minute
-	// 2 s of CPU for each run of admission's whole episode: a native
-	// policy needs 3-250 ms for 1000 steps of 10 agents, a cheap one on
-	// yaegi well under a second; an expensive one on yaegi (6-7 s for a
+	// 1 s of CPU for each run of admission's whole episode: a native
+	// policy needs 3-250 ms for 1000 steps of 10 agents, a BFS policy on
+	// yaegi about half a second; an expensive one on yaegi (6-7 s for a
 	// Voronoi flood per agent and step) is compared on the steps it plays
-	// in 2 s, so that admission stays a fraction of an LLM call.
-	DefaultAdmissionCPU = 2 * time.Second
+	// in 1 s, so that admission stays a fraction of an LLM call and of
+	// the offline planner's evaluation.
+	DefaultAdmissionCPU = time.Second
 	// Generous for debugging prints (a line per agent per step of a long
 	// episode), small enough that a print loop is caught in milliseconds.
 	DefaultOutputLimit = 1 << 20

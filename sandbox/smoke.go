@@ -138,7 +138,7 @@ func (s *Sandbox) CheckReport(ctx context.Context, src []byte, game ssd.Game) (*
 		first, err = p.wholeEpisode(ctx, cfg, rep)
 	}
 	if err == nil {
-		err = s.crossCheck(ctx, src, cfg, rep, first)
+		err = s.crossCheck(ctx, p, cfg, rep, first)
 	}
 	if err != nil {
 		p.Close()
