@@ -121,7 +121,8 @@ func BenchmarkSelfPlay(b *testing.B) {
 // step: 6-7 s per episode on yaegi): the smoke test alone, then
 // cross-checked on yaegi, then with the whole episode (the determinism
 // check over 1000 steps), then both; the differences are the costs of
-// the checks. The native worker is built once, before the loop.
+// the checks (of a first admission: the cross-check's stored verdicts are
+// removed before each). The native worker is built once, before the loop.
 //
 //	go test ./sandbox -run - -bench Check -benchtime 3x
 func BenchmarkCheck(b *testing.B) {
@@ -141,6 +142,10 @@ func BenchmarkCheck(b *testing.B) {
 			b.Run(policy+"/"+c.name, func(b *testing.B) {
 				sb := newSandbox(b, Native, func(cfg *Config) { cfg.SkipCrossCheck, cfg.AdmissionSteps = c.skip, c.steps })
 				for b.Loop() {
+					// The cost of a first admission: no stored verdict.
+					b.StopTimer()
+					os.RemoveAll(filepath.Join(sb.cfg.CacheDir, "verdicts"))
+					b.StartTimer()
 					p, err := sb.Check(context.Background(), src, ssd.Cleanup)
 					if err != nil {
 						b.Fatal(err)
