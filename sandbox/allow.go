@@ -50,7 +50,15 @@ func (rw *rewriter) allowList() {
 			if tv, ok := a.info.Types[e]; ok && tv.Value != nil {
 				a.use(e.Pos(), rowBasicLit, "")
 				a.typeRows(e.Pos(), tv.Type)
-				return false // a constant: folded by the type checker
+				// A constant: folded by the type checker; the names of
+				// packages in it must still be ones yaegi has.
+				ast.Inspect(e, func(m ast.Node) bool {
+					if sel, ok := m.(*ast.SelectorExpr); ok {
+						a.selector(sel)
+					}
+					return true
+				})
+				return false
 			}
 		}
 		a.node(n)
