@@ -20,6 +20,7 @@ var beyondDecls = []struct{ name, text string }{
 	{"meters", "// meters shares int16's underlying type: yaegi cannot tell them apart in an interface.\ntype meters int16\n"},
 	{"ibox", "// ibox holds an interface value.\ntype ibox struct {\n\tv any\n\tn int\n}\n"},
 	{"aint", "// aint is an alias (outside the yaegi subset).\ntype aint = int\n"},
+	{"wrapped", "// sizer is embedded in a struct (outside the yaegi subset).\ntype sizer interface{ size() int }\n\ntype fixedSize struct{ n, m int8 }\n\nfunc (f fixedSize) size() int { return int(f.n) + int(f.m) }\n\ntype wrapped struct {\n\tsizer\n\textra int\n}\n"},
 }
 
 // inside are the constructs the subset admits after a rewrite.
@@ -30,13 +31,14 @@ func (g *gen) insideIdioms() []func(*w, int) {
 // outside are the constructs the subset refuses.
 func (g *gen) outsideIdioms() []func(*w, int) {
 	return []func(*w, int){g.genericCall, g.ambiguousAssert, g.ambiguousSwitch, g.ifaceFieldEq, g.ifaceFieldKey,
-		g.complexMath, g.aliasUse, g.sliceToArray, g.zeroSizePtrs}
+		g.complexMath, g.aliasUse, g.sliceToArray, g.zeroSizePtrs, g.embeddedIface, g.rangePtrArray, g.rangeFunc}
 }
 
 // outsideNames name the constructs of outsideIdioms, in order.
 var outsideNames = []string{"generic function", "ambiguous type assertion", "ambiguous type switch",
 	"== on a struct holding an interface", "map keyed by a struct holding an interface", "complex numbers",
-	"type alias", "slice to array conversion", "== on pointers to zero-size values"}
+	"type alias", "slice to array conversion", "== on pointers to zero-size values", "struct embedding an interface",
+	"range over a pointer to an array", "range over a function"}
 
 // varShifts shifts by counts of every sign and size, a negative one
 // panicking (recovered, as Go defines it).
@@ -165,4 +167,26 @@ func (g *gen) zeroSizePtrs(out *w, d int) {
 	p := g.fresh("zp")
 	out.line("%s, %sb := &struct{}{}, &struct{}{}", p, p)
 	out.line("%s = mixB(%s, %s == %sb)", g.fn.acc, g.fn.acc, p, p)
+}
+
+func (g *gen) embeddedIface(out *w, d int) {
+	out.line("%s = mixI(%s, int64(wrapped{fixedSize{int8(%s), 2}, 1}.size()))", g.fn.acc, g.fn.acc, g.runtimeValue(tInt).s)
+}
+
+func (g *gen) rangePtrArray(out *w, d int) {
+	a, i, x := g.fresh("pa"), g.fresh("i"), g.fresh("x")
+	out.line("%s := [3]int{%s, 2, 3}", a, g.runtimeValue(tInt).s)
+	out.line("for %s, %s := range &%s {", i, x, a)
+	out.line("\t%s = mixI(%s, int64(%s*%s))", g.fn.acc, g.fn.acc, i, x)
+	out.line("}")
+}
+
+func (g *gen) rangeFunc(out *w, d int) {
+	x := g.fresh("it")
+	out.line("for %s := range func(yield func(int) bool) {", x)
+	out.line("\tfor k := 0; k < 3 && yield(k); k++ {")
+	out.line("\t}")
+	out.line("} {")
+	out.line("\t%s = mixI(%s, int64(%s))", g.fn.acc, g.fn.acc, x)
+	out.line("}")
 }
