@@ -153,13 +153,15 @@ const (
 	// A policy builds in about a second; the first build on a machine
 	// compiles the standard library too, a minute on two cores.
 	DefaultBuildTimeout = 5 * time.Minute
-	// 1 s of CPU for each run of admission's whole episode: a native
+	// 500 ms of CPU for each run of admission's whole episode: a native
 	// policy needs 3-250 ms for 1000 steps of 10 agents, a BFS policy on
-	// yaegi about half a second; an expensive one on yaegi (6-7 s for a
+	// yaegi about that much; an expensive one on yaegi (6-7 s for a
 	// Voronoi flood per agent and step) is compared on the steps it plays
-	// in 1 s, so that admission stays a fraction of an LLM call and of
-	// the offline planner's evaluation.
-	DefaultAdmissionCPU = time.Second
+	// in 500 ms, so that admission stays a fraction of an LLM call and of
+	// the offline planner's evaluation (measured: the cmd and evolve
+	// tests, which admit hundreds of candidates, took 29% and 8% longer
+	// with 1 s).
+	DefaultAdmissionCPU = 500 * time.Millisecond
 	// Generous for debugging prints (a line per agent per step of a long
 	// episode), small enough that a print loop is caught in milliseconds.
 	DefaultOutputLimit = 1 << 20
