@@ -134,6 +134,12 @@ func BenchmarkCheck(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		// Build the native worker before any timing.
+		if p, err := newSandbox(b, Native).Compile(context.Background(), src); err != nil {
+			b.Fatal(err)
+		} else {
+			p.Close()
+		}
 		for _, c := range []struct {
 			name  string
 			skip  bool
