@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"policyevolve/envs"
-	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/internal/storetest"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -71,7 +71,7 @@ func workerMain(u string) int {
 	}
 	if s := os.Getenv(envWorkerCrash); s != "" {
 		seed, _ := strconv.ParseUint(s, 10, 64)
-		w.cfg.Executor = func(l evolve.Limits) (evolve.Executor, error) {
+		w.cfg.Executor = func(l episode.Limits) (episode.Executor, error) {
 			ex, err := w.local(l)
 			return crashOn{ex, seed}, err
 		}
@@ -91,11 +91,11 @@ func workerMain(u string) int {
 
 // crashOn kills its process on an episode of one seed.
 type crashOn struct {
-	ex   evolve.Executor
+	ex   episode.Executor
 	seed uint64
 }
 
-func (c crashOn) Play(ctx context.Context, ep *evolve.Episode) (*envs.Result, error) {
+func (c crashOn) Play(ctx context.Context, ep *episode.Episode) (*envs.Result, error) {
 	if ep.Seed == c.seed {
 		os.Exit(3)
 	}

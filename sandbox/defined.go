@@ -43,7 +43,7 @@ import (
 // positive NaN; a negative shift count panics with Go's message;
 // float32 of a 64-bit integer rounds once. It refuses the math
 // functions whose results depend on the architecture, on every backend.
-// The README's "One meaning on every machine" lists them.
+// docs/yaegi.md, "One meaning on every machine", lists them.
 
 // archMath are the math functions whose results differ between
 // architectures: an assembly version on some (Exp on amd64 and arm64,

@@ -8,7 +8,7 @@ package sandbox
 // backends (TestSubsetEvidence checks that each allowed row is used by
 // probes or generated programs that agree) — never because it might
 // work. Whatever no row describes falls under X1 and is refused.
-// The README's "The subset" prints this table (TestSubsetDocumented).
+// docs/yaegi.md, "The subset", prints this table (TestSubsetDocumented).
 
 // rowID names a row of the subset table.
 type rowID string

@@ -109,9 +109,9 @@ func TestSubsetEvidence(t *testing.T) {
 }
 
 // subsetDoc is the page whose table lists the subset.
-const subsetDoc = "../README.md"
+const subsetDoc = "../docs/yaegi.md"
 
-// TestSubsetDocumented: the README's table of the subset lists every
+// TestSubsetDocumented: the docs' table of the subset lists every
 // row, with its construct.
 func TestSubsetDocumented(t *testing.T) {
 	doc, err := os.ReadFile(subsetDoc)

@@ -20,7 +20,8 @@ import (
 // and kept in the worker cache, keyed by both programs as they run (the
 // native worker's cache key, the rewritten source for yaegi, the
 // interpreter's version) and the episode; it is never recomputed, like
-// every verdict that depends on how much CPU time a run was given.
+// every verdict that depends on how much CPU time a run was given
+// (docs/decisions.md, "Determinism").
 // Disagreements are not kept: they refuse the policy, which is not
 // admitted again.
 
