@@ -130,6 +130,12 @@ func (a *allowCheck) node(n ast.Node) {
 		a.rangeStmt(n)
 	case *ast.SwitchStmt:
 		a.use(n.Pos(), rowSwitch, "")
+		if n.Tag != nil {
+			// Cases compare with the tag: as == does.
+			if t := a.info.TypeOf(n.Tag); t != nil && !types.IsInterface(t) && hasInterfacePart(t) {
+				a.use(n.Tag.Pos(), rowCompareIface, fmt.Sprintf("a switch on %s, which holds an interface value", t))
+			}
+		}
 	case *ast.TypeSwitchStmt:
 		a.use(n.Pos(), rowTypeSwitch, "")
 	case *ast.BranchStmt:

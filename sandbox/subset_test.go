@@ -143,6 +143,7 @@ func TestSubsetRefusals(t *testing.T) {
 		{"ambiguous type switch", "type M int", "var x any = M(1); switch x.(type) { case int: return 1 }; return 0", rowTypeSwitchBad, false},
 		{"interface field ==", "type B struct{ V any }", "return len(fmt(B{1} == B{2}))", rowCompareIface, false},
 		{"interface field key", "type B struct{ V any }", "m := map[B]int{}; return len(m)", rowMapKeyIface, false},
+		{"interface field switch", "type B struct{ V any }", "switch (B{1}) { case B{int8(1)}: return 1 }; return 0", rowCompareIface, false},
 		{"zero-size pointers", "type Z struct{}", "a, b := &Z{}, &Z{}; if a == b { return 1 }; return 0", rowCompareZero, false},
 		{"slice to array", "", "s := []int{1, 2}; a := [2]int(s); return a[0]", rowConvOther, false},
 		{"print", "", "println(1); return 0", rowBuiltinOther, false},
