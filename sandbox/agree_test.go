@@ -577,7 +577,7 @@ func TestAgreeSeed(t *testing.T) {
 
 // freshSeeds is how many programs of new seeds every go test compares
 // (AGREE_FRESH=N for more); each takes one to two seconds.
-const freshSeeds = 3
+const freshSeeds = 2
 
 // TestAgreeFreshSeeds compares programs of seeds no test has fixed: drawn
 // from the clock and printed (reproduce one with AGREE_SEED=N go test
