@@ -3,14 +3,9 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
-
-	"github.com/traefik/yaegi/interp"
-	"github.com/traefik/yaegi/stdlib"
 )
 
 // TestFreshProbes runs the probe set of testdata/fresh27: 103 small
@@ -102,12 +97,7 @@ func yaegiAlone(t *testing.T, pf *probeFile, i int) string {
 		}
 		return "REFUSED " + ve.Issues[0].Msg
 	}
-	in := interp.New(interp.Options{SourcecodeFilesystem: fstest.MapFS{}, Stdout: io.Discard, Stderr: io.Discard, Env: []string{}})
-	ex := yaegiExports()
-	ex["fmt/fmt"] = stdlib.Symbols["fmt/fmt"]
-	if err := in.Use(ex); err != nil {
-		t.Fatal(err)
-	}
+	in := newProbeInterp(t)
 	loadErr := func() (err error) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -121,23 +111,7 @@ func yaegiAlone(t *testing.T, pf *probeFile, i int) string {
 		// The worker reports a load failure so (see interpreterFailure).
 		return "REFUSED " + interpreterFailure(src, loadErr.Error(), "load")
 	}
-	call := func(expr string) (res string) {
-		defer func() {
-			if r := recover(); r != nil {
-				res = fmt.Sprint("PANIC ", r)
-			}
-		}()
-		v, err := in.Eval(expr)
-		if err != nil {
-			return "PANIC " + err.Error()
-		}
-		if v.IsValid() && v.CanInterface() {
-			if s, ok := v.Interface().(string); ok {
-				return s
-			}
-		}
-		return ""
-	}
+	call := func(expr string) string { return probeCall(in, expr) }
 	if strings.Contains(string(code), "func "+resetName+"()") {
 		if r := call("policy." + resetName + "()"); strings.HasPrefix(r, "PANIC") {
 			return "REFUSED " + interpreterFailure(src, r, "run")

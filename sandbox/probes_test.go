@@ -254,12 +254,7 @@ func yaegiProbes(t *testing.T, pf *probeFile) map[string]string {
 	if pf.refused != "" {
 		t.Fatalf("%s: accepted, want a refusal mentioning %q", pf.path, pf.refused)
 	}
-	i := interp.New(interp.Options{SourcecodeFilesystem: fstest.MapFS{}, Stdout: io.Discard, Stderr: io.Discard, Env: []string{}})
-	ex := yaegiExports()
-	ex["fmt/fmt"] = stdlib.Symbols["fmt/fmt"]
-	if err := i.Use(ex); err != nil {
-		t.Fatal(err)
-	}
+	i := newProbeInterp(t)
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -270,23 +265,7 @@ func yaegiProbes(t *testing.T, pf *probeFile) map[string]string {
 			t.Fatalf("%s: yaegi: %v", pf.path, err)
 		}
 	}()
-	call := func(expr string) (res string) {
-		defer func() {
-			if r := recover(); r != nil {
-				res = fmt.Sprint("PANIC ", r)
-			}
-		}()
-		v, err := i.Eval(expr)
-		if err != nil {
-			return "PANIC " + err.Error()
-		}
-		if v.IsValid() && v.CanInterface() {
-			if s, ok := v.Interface().(string); ok {
-				return s
-			}
-		}
-		return ""
-	}
+	call := func(expr string) string { return probeCall(i, expr) }
 	if bytes.Contains(code, []byte("func "+resetName+"()")) {
 		if r := call("policy." + resetName + "()"); strings.HasPrefix(r, "PANIC") {
 			t.Fatalf("%s: reset: %s", pf.path, r)
@@ -321,4 +300,37 @@ func blankLines(src []byte, first, last int) []byte {
 		lines[i] = nil
 	}
 	return bytes.Join(lines, []byte("\n"))
+}
+
+// newProbeInterp is an interpreter as the worker makes one, with fmt
+// for the probes to print their values.
+func newProbeInterp(t *testing.T) *interp.Interpreter {
+	t.Helper()
+	i := interp.New(interp.Options{SourcecodeFilesystem: fstest.MapFS{}, Stdout: io.Discard, Stderr: io.Discard, Env: []string{}})
+	ex := yaegiExports()
+	ex["fmt/fmt"] = stdlib.Symbols["fmt/fmt"]
+	if err := i.Use(ex); err != nil {
+		t.Fatal(err)
+	}
+	return i
+}
+
+// probeCall evaluates expr in i: the string it returns, or "PANIC" and
+// why it failed.
+func probeCall(i *interp.Interpreter, expr string) (res string) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = fmt.Sprint("PANIC ", r)
+		}
+	}()
+	v, err := i.Eval(expr)
+	if err != nil {
+		return "PANIC " + err.Error()
+	}
+	if v.IsValid() && v.CanInterface() {
+		if s, ok := v.Interface().(string); ok {
+			return s
+		}
+	}
+	return ""
 }
