@@ -33,35 +33,28 @@ func addRefusals(s *store.Store, row *Row) error {
 
 // addTransfer plays every champion of the row on each map of the game.
 func addTransfer(ctx context.Context, a *arena.Arena, row *Row, maps []string) error {
-	g, err := ssd.ParseGame(a.Env.Config.Game)
-	if err != nil {
-		return err
-	}
-	for _, c := range row.Champions {
-		actor, err := a.Actor(ctx, c)
-		if err != nil {
-			return err
+	return transferEach(ctx, a, row, maps, a.EvalSeeds, func(r arena.TransferRow) {
+		if row.Transfer == nil {
+			row.Transfer = map[string]Stat{}
 		}
-		rows, err := arena.Transfer(ctx, g, maps, a.Env.Config.Agents, a.Env.Config.MaxSteps, actor, a.EvalSeeds)
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			if row.Transfer == nil {
-				row.Transfer = map[string]Stat{}
-			}
-			st := row.Transfer[r.Map]
-			st.Add(r.Metrics.Efficiency)
-			row.Transfer[r.Map] = st
-		}
-	}
-	return nil
+		st := row.Transfer[r.Map]
+		st.Add(r.Metrics.Efficiency)
+		row.Transfer[r.Map] = st
+	})
 }
 
 // addHeldOut replays every champion of the row in self-play on the
 // held-out seeds, on the comparison's map (spec as given: "" is the
 // game's default).
 func addHeldOut(ctx context.Context, a *arena.Arena, row *Row, mapSpec string, seeds []uint64) error {
+	return transferEach(ctx, a, row, []string{mapSpec}, seeds, func(r arena.TransferRow) {
+		row.HeldOut.Add(r.Metrics.Efficiency)
+	})
+}
+
+// transferEach plays every champion of the row in self-play on each map
+// and seed, and hands each map's result to add.
+func transferEach(ctx context.Context, a *arena.Arena, row *Row, maps []string, seeds []uint64, add func(arena.TransferRow)) error {
 	g, err := ssd.ParseGame(a.Env.Config.Game)
 	if err != nil {
 		return err
@@ -71,11 +64,13 @@ func addHeldOut(ctx context.Context, a *arena.Arena, row *Row, mapSpec string, s
 		if err != nil {
 			return err
 		}
-		rows, err := arena.Transfer(ctx, g, []string{mapSpec}, a.Env.Config.Agents, a.Env.Config.MaxSteps, actor, seeds)
+		rows, err := arena.Transfer(ctx, g, maps, a.Env.Config.Agents, a.Env.Config.MaxSteps, actor, seeds)
 		if err != nil {
 			return err
 		}
-		row.HeldOut.Add(rows[0].Metrics.Efficiency)
+		for _, r := range rows {
+			add(r)
+		}
 	}
 	return nil
 }

@@ -90,8 +90,14 @@ func (k *kit) harvestStrips(v *ssd.View, agent int, p *StripsParams) int {
 	if k.strip == nil {
 		k.strip = strips(v, p.Rows, p.Overlap)
 	}
+	return k.collect(v, agent, k.strip[agent], p.Roam, p.Wait)
+}
+
+// collect goes for the nearest alive apple of the agent's own (apple
+// indices), else falls back (see fallback) with roam and wait.
+func (k *kit) collect(v *ssd.View, agent int, mine []int, roam int, wait bool) int {
 	own, spawns := k.own[:0], k.spawns[:0]
-	for _, i := range k.strip[agent] {
+	for _, i := range mine {
 		if v.AppleAlive(i) {
 			own = append(own, v.ApplePos(i))
 		} else {
@@ -99,7 +105,7 @@ func (k *kit) harvestStrips(v *ssd.View, agent int, p *StripsParams) int {
 		}
 	}
 	k.own, k.spawns = own, spawns
-	return fallback(v, agent, own, spawns, p.Roam, p.Wait)
+	return fallback(v, agent, own, spawns, roam, wait)
 }
 
 // fallback goes for the nearest own alive apple; with none, for an apple

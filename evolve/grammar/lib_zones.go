@@ -36,16 +36,7 @@ func (k *kit) harvestZones(v *ssd.View, agent int, p *ZonesParams) int {
 			return a
 		}
 	}
-	own, spawns := k.own[:0], k.spawns[:0]
-	for _, i := range zone {
-		if v.AppleAlive(i) {
-			own = append(own, v.ApplePos(i))
-		} else {
-			spawns = append(spawns, v.ApplePos(i))
-		}
-	}
-	k.own, k.spawns = own, spawns
-	return fallback(v, agent, own, spawns, p.Roam, p.Wait)
+	return k.collect(v, agent, zone, p.Roam, p.Wait)
 }
 
 // zonesFor cuts the zones when there are none yet, or, with Share, when
