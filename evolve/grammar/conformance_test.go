@@ -27,7 +27,7 @@ func backends() []sandbox.Backend {
 // cycling through the kinds so that a handful covers every module (the
 // first is a Gathering genome of zones, whose timing needs regrowth).
 // Zones take their costliest options: timed, shared (cut again as the
-// harvesters change), matched and refined.
+// harvesters change), matched and refined, and in Gathering on a tour.
 func coveringGenomes(seed int64, n int) []Genome {
 	rng := rand.New(rand.NewSource(seed))
 	cleaning := []string{Fixed, Adaptive, NoCleaning}
@@ -46,7 +46,7 @@ func coveringGenomes(seed int64, n int) []Genome {
 		}
 		g.randomize(space10, rng, "") // parameters for the kinds set above
 		if z := &g.Harvest.Zones; g.Harvest.Kind == Zones {
-			z.Timed, z.Share, z.Match, z.Refine = true, true, true, 1+z.Refine%maxRefine
+			z.Timed, z.Share, z.Match, z.Refine, z.Tour = true, true, true, 1+z.Refine%maxRefine, i%4 == 0
 		}
 		out = append(out, g)
 	}
@@ -166,15 +166,16 @@ func TestSmoke(t *testing.T) {
 
 // costliestZones is the zones genome that cuts its zones most often and
 // most dearly: shared among the harvesters of a Cleanup team whose
-// cleaners change with the waste at every step (no hysteresis), refined
-// by the most rounds, timed and roaming.
+// cleaners change with the waste at every step (no hysteresis; firing
+// from where they stand, which flips the roles most often), refined by
+// the most rounds, each zone's tour made again at every cut.
 func costliestZones() Genome {
 	return Genome{Game: ssd.Cleanup,
 		Harvest: Harvest{Kind: Zones, Zones: ZonesParams{Refine: maxRefine, Match: true, Share: true, Timed: true,
-			Roam: maxSteps, Wait: true}},
+			Tour: true, Roam: maxSteps, Wait: true}},
 		Aggression: Aggression{Kind: Never},
 		Cleaning: Cleaning{Kind: Adaptive, Adaptive: AdaptiveParams{Low: 0.05, High: 0.1, Few: 1, Some: 5, Many: 9,
-			Roles: RoleParams{ByRiver: true, Search: true, Radius: maxRadius, MinWaste: 1, Split: true, Stay: true}}}}
+			Roles: RoleParams{ByRiver: true, Radius: 1, MinWaste: 1, Split: true, Stay: true}}}}
 }
 
 // compile renders g and compiles it for sb's backend.

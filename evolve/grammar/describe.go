@@ -55,6 +55,13 @@ func (g *Genome) describeHarvest() string {
 		} else {
 			s += ", by agent id"
 		}
+		if z.Tour {
+			s += "; walk the zone's spawns in a cycle (nearest neighbour, shortened by 2-opt), heading for the next one whose apple is alive"
+			if z.Timed {
+				s += fmt.Sprintf(" or, counting regrowth, grows back by the time one gets there plus %d steps, waiting on it", z.Patience)
+			}
+			return s + then(z.Roam, z.Wait, "zone")
+		}
 		if z.Timed {
 			s += "; go where an own apple can be picked soonest, counting regrowth, and wait on it"
 			if z.Roam > 0 {

@@ -11,8 +11,10 @@
 //     k-means), given by id or to the nearest agent, cut once or again
 //     whenever the active harvesters change, and optionally timed: going
 //     where an own apple can be picked soonest, counting the regrowth of
-//     the apples it saw picked; in the last three, with no own apple
-//     alive, roaming to a near one or waiting on one's own apple spawns;
+//     the apples it saw picked, or walking the zone in a cycle (a tour,
+//     waiting on spawns about to grow back); in the last three, with no
+//     own apple alive, roaming to a near one or waiting on one's own
+//     apple spawns;
 //   - aggression: never; opportunistic (any rival in reach); territorial
 //     (rivals near the apples of one's territory); retaliation (agents
 //     seen beaming one of ours); each may turn toward targets and hold

@@ -125,6 +125,7 @@ func (g *Genome) params(s Space) []param {
 		z := &h.Zones
 		out = append(out, ip("harvest.Refine", &z.Refine, 0, maxRefine), bp("harvest.Match", &z.Match),
 			bp("harvest.Share", &z.Share), bp("harvest.Timed", &z.Timed),
+			bp("harvest.Tour", &z.Tour), ip("harvest.Patience", &z.Patience, 0, maxSteps),
 			ip("harvest.Roam", &z.Roam, 0, maxSteps), bp("harvest.Wait", &z.Wait))
 	}
 	a := &g.Aggression

@@ -52,6 +52,10 @@ type kit struct {
 	zone    [][]int
 	zoneWho []int
 	who     []int
+	// Tours: each agent's zone in cycle order, and where along it the
+	// agent is heading.
+	tour   [][]int
+	tourAt []int
 	// Apples: whether each was alive at the last step, and the step at
 	// which each can next be picked (the step itself while it is alive;
 	// -1 when unknown: Cleanup's regrowth is random).

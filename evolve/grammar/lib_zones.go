@@ -23,20 +23,64 @@ type ZonesParams struct {
 	// where regrowth takes a fixed time), waiting on it when it is near;
 	// else for the nearest own alive apple.
 	Timed bool
-	Roam  int  // as TerritoryParams.Roam; with Timed, only when nearer than the own pick
-	Wait  bool // as TerritoryParams.Wait, on the zone's spawns
+	// Tour walks the zone's spawns in a cycle (nearest neighbour from
+	// where the agent stood when the zones were cut, shortened by 2-opt),
+	// heading for the next spawn along it whose apple is alive — with
+	// Timed, whose apple grows back by the time the agent gets there
+	// plus Patience steps, waiting on it.
+	Tour     bool
+	Patience int
+	Roam     int  // as TerritoryParams.Roam; with Timed, only when nearer than the own pick
+	Wait     bool // as TerritoryParams.Wait, on the zone's spawns
 }
 
 // harvestZones collects the apples of the agent's zone.
 func (k *kit) harvestZones(v *ssd.View, agent int, p *ZonesParams) int {
 	k.zonesFor(v, p)
 	zone := k.zone[agent]
-	if p.Timed {
+	if p.Tour {
+		if a, ok := k.tourNext(v, agent, p); ok {
+			return a
+		}
+	} else if p.Timed {
 		if a, ok := k.soonest(v, agent, zone, p.Roam); ok {
 			return a
 		}
 	}
 	return k.collect(v, agent, zone, p.Roam, p.Wait)
+}
+
+// tourNext heads for the next spawn along the agent's tour that is worth
+// it: alive, or (Timed, regrowth known) growing back by the time the
+// agent arrives plus Patience, where it stands until then. It declines
+// when no spawn of the tour is.
+func (k *kit) tourNext(v *ssd.View, agent int, p *ZonesParams) (int, bool) {
+	t := k.tour[agent]
+	me := v.AgentPos(agent)
+	now := v.Step()
+	for j := 0; j < len(t); j++ {
+		at := (k.tourAt[agent] + j) % len(t)
+		i := t[at]
+		a := v.ApplePos(i)
+		d := walk(me, a)
+		worth := v.AppleAlive(i)
+		if p.Timed && k.ready[i] >= 0 {
+			worth = k.ready[i]-now <= d+p.Patience
+		}
+		if !worth {
+			continue
+		}
+		k.tourAt[agent] = at
+		if d == 0 {
+			return ssd.Stand, true
+		}
+		dr, dc, ok := v.BFSToward(agent, a.R, a.C)
+		if !ok {
+			return ssd.Stand, false
+		}
+		return ssd.DirectionToAction(dr, dc, v.Orientation(agent)), true
+	}
+	return ssd.Stand, false
 }
 
 // zonesFor cuts the zones when there are none yet, or, with Share, when
@@ -54,6 +98,92 @@ func (k *kit) zonesFor(v *ssd.View, p *ZonesParams) {
 	}
 	k.zoneWho = append(k.zoneWho[:0], who...)
 	k.zone = cutZones(v, k.n, who, p.Refine, p.Match)
+	if p.Tour {
+		k.tour = make([][]int, k.n)
+		k.tourAt = make([]int, k.n)
+		for _, a := range who {
+			k.tour[a] = tourOf(v, v.AgentPos(a), k.zone[a])
+		}
+	}
+}
+
+// tourOf orders the apple spawns zone into a cycle: nearest neighbour
+// (rows plus columns) from start, then 2-opt moves while one shortens it.
+// Positions are copied out once and distances computed inline: the
+// interpreter pays for every call.
+func tourOf(v *ssd.View, start ssd.Pos, zone []int) []int {
+	n := len(zone)
+	rs, cs := make([]int, n), make([]int, n)
+	for j, i := range zone {
+		p := v.ApplePos(i)
+		rs[j], cs[j] = p.R, p.C
+	}
+	order := make([]int, 0, n) // positions in zone
+	used := make([]bool, n)
+	r, c := start.R, start.C
+	for len(order) < n {
+		best, bestD := -1, 0
+		for j := 0; j < n; j++ {
+			if used[j] {
+				continue
+			}
+			d := rs[j] - r
+			if d < 0 {
+				d = -d
+			}
+			dc := cs[j] - c
+			if dc < 0 {
+				dc = -dc
+			}
+			if best < 0 || d+dc < bestD {
+				best, bestD = j, d+dc
+			}
+		}
+		used[best] = true
+		order = append(order, best)
+		r, c = rs[best], cs[best]
+	}
+	tr, tc := make([]int, n), make([]int, n)
+	for k, j := range order {
+		tr[k], tc[k] = rs[j], cs[j]
+	}
+	for shorter := true; shorter; {
+		shorter = false
+		for i := 0; i+2 < n; i++ {
+			for j := i + 2; j < n; j++ {
+				if i == 0 && j == n-1 {
+					continue // the same two edges
+				}
+				e := (j + 1) % n
+				if dist4(tr[i], tc[i], tr[j], tc[j], tr[i+1], tc[i+1], tr[e], tc[e]) < dist4(tr[i], tc[i], tr[i+1], tc[i+1], tr[j], tc[j], tr[e], tc[e]) {
+					for l, h := i+1, j; l < h; l, h = l+1, h-1 {
+						tr[l], tr[h] = tr[h], tr[l]
+						tc[l], tc[h] = tc[h], tc[l]
+						order[l], order[h] = order[h], order[l]
+					}
+					shorter = true
+				}
+			}
+		}
+	}
+	t := make([]int, n)
+	for k, j := range order {
+		t[k] = zone[j]
+	}
+	return t
+}
+
+// dist4 is the length of two legs, (r1,c1)-(r2,c2) and (r3,c3)-(r4,c4),
+// in rows plus columns.
+func dist4(r1, c1, r2, c2, r3, c3, r4, c4 int) int {
+	d := 0
+	for _, x := range [4]int{r1 - r2, c1 - c2, r3 - r4, c3 - c4} {
+		if x < 0 {
+			x = -x
+		}
+		d += x
+	}
+	return d
 }
 
 // soonest heads for the spawn of zone whose apple the agent can pick
@@ -158,9 +288,14 @@ func bisectCells(cells []ssd.Pos, idx []int, parts int, out [][]int, h, w int) [
 		}
 	}
 	rows := maxR-minR > maxC-minC
+	key := make([]int, len(idx))
+	for j, i := range idx {
+		key[j] = cellKey(cells[i], rows, h, w)
+	}
 	for i := 1; i < len(idx); i++ { // insertion sort: stable, and run once per cut
-		for j := i; j > 0 && cellKey(cells[idx[j]], rows, h, w) < cellKey(cells[idx[j-1]], rows, h, w); j-- {
+		for j := i; j > 0 && key[j] < key[j-1]; j-- {
 			idx[j], idx[j-1] = idx[j-1], idx[j]
+			key[j], key[j-1] = key[j-1], key[j]
 		}
 	}
 	half := parts / 2
@@ -194,8 +329,10 @@ func rebalance(cells []ssd.Pos, parts [][]int, span int) [][]int {
 			in[i] = true
 		}
 	}
-	// Counting sort of the pairs by distance: cell order, then group
-	// order, within one distance.
+	// Every (cell, group) distance, once; then a counting sort of the
+	// pairs by distance: cell order, then group order, within one
+	// distance.
+	dist := make([]int, len(cells)*np)
 	count := make([]int, 4*span+2)
 	for i := range cells {
 		if !in[i] {
@@ -203,7 +340,8 @@ func rebalance(cells []ssd.Pos, parts [][]int, span int) [][]int {
 		}
 		for j := 0; j < np; j++ {
 			if len(parts[j]) > 0 {
-				count[quarterDist(cells[i], cr[j], cc[j])+1]++
+				dist[i*np+j] = quarterDist(cells[i], cr[j], cc[j])
+				count[dist[i*np+j]+1]++
 			}
 		}
 	}
@@ -217,7 +355,7 @@ func rebalance(cells []ssd.Pos, parts [][]int, span int) [][]int {
 		}
 		for j := 0; j < np; j++ {
 			if len(parts[j]) > 0 {
-				d := quarterDist(cells[i], cr[j], cc[j])
+				d := dist[i*np+j]
 				pairs[count[d]] = i*np + j
 				count[d]++
 			}
