@@ -3,6 +3,8 @@ package grammar
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
 	"sync"
 
 	"policyevolve/envs"
@@ -11,8 +13,11 @@ import (
 // Evaluator scores genomes in process: every agent of the environment
 // plays the genome (self-play), one episode per seed, and the score is the
 // mean efficiency (the sum of all returns per step), the paper's U. It
-// remembers scores by genome, so a genome is played once. An Evaluator is
-// safe for concurrent use.
+// remembers scores by genome, so a genome is played once, and each
+// genome's print: its efficiency, equality and sustainability on every
+// seed, which two genomes that play alike share (many do: a parameter of
+// a branch never taken, a threshold never reached). An Evaluator is safe
+// for concurrent use.
 type Evaluator struct {
 	Map    *envs.Map
 	Agents int
@@ -24,7 +29,19 @@ type Evaluator struct {
 
 	mu     sync.Mutex
 	scores map[Genome]float64
+	prints map[Genome]string
 	played int
+}
+
+// Print returns the print of a genome Score has scored: its efficiency,
+// equality and sustainability on each seed, exactly. Genomes with the
+// same print almost surely play the same episodes (who collects what,
+// and when).
+func (e *Evaluator) Print(g Genome) (string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p, ok := e.prints[g.Canonical()]
+	return p, ok
 }
 
 // Played is the number of genomes played so far (remembered ones not
@@ -48,18 +65,21 @@ func (e *Evaluator) Score(ctx context.Context, g Genome) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	var print strings.Builder
 	for _, r := range res {
 		s += r.Metrics.Efficiency
+		m := r.Metrics
+		fmt.Fprintf(&print, "%x,%x,%x;", math.Float64bits(m.Efficiency), math.Float64bits(m.Equality), math.Float64bits(m.Sustainability))
 	}
 	s /= float64(len(res))
 	e.mu.Lock()
 	if e.scores == nil {
-		e.scores = map[Genome]float64{}
+		e.scores, e.prints = map[Genome]float64{}, map[Genome]string{}
 	}
 	if _, ok := e.scores[g]; !ok {
 		e.played++
 	}
-	e.scores[g] = s
+	e.scores[g], e.prints[g] = s, print.String()
 	e.mu.Unlock()
 	return s, nil
 }

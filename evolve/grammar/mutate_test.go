@@ -220,3 +220,59 @@ func TestSearchImprovesOnStart(t *testing.T) {
 	}
 	t.Logf("start %.3f, best %.3f after %d genomes", base, r[0].Score, ev.Played())
 }
+
+// TestChildPlaysDifferently: Child passes over genomes that play exactly
+// like one to avoid (the same print), unless nothing else is left.
+func TestChildPlaysDifferently(t *testing.T) {
+	g := func(margin int) Genome {
+		return Genome{Game: ssd.Gathering, Harvest: Harvest{Kind: Nearest, Nearest: NearestParams{Margin: margin}},
+			Aggression: Aggression{Kind: Never}, Cleaning: Cleaning{Kind: NoCleaning}}
+	}
+	parent, twin, other := g(1), g(2), g(3) // Margin unused without Avoid: in truth, all play alike
+	ranked := []Scored{{Genome: parent, Score: 5.1, Print: "a"}, {Genome: twin, Score: 5.1, Print: "a"}, {Genome: other, Score: 5.0, Print: "b"}}
+	for _, tc := range []struct {
+		name   string
+		ranked []Scored
+		want   Genome
+	}{
+		{"another behaviour first", ranked, other},
+		{"only twins left", ranked[:2], twin},
+	} {
+		c, ok := Child(tc.ranked, parent)
+		if !ok || c.Genome != tc.want.Canonical() {
+			t.Errorf("%s: child %+v (%v), want %+v", tc.name, c.Genome.Harvest, ok, tc.want.Harvest)
+		}
+	}
+	if _, ok := Child(ranked[:1], parent); ok {
+		t.Error("a child when only the parent was met")
+	}
+}
+
+// TestSearchRanksCopiesLast: a genome that plays exactly like one met
+// before (Margin is unused without Avoid) gets a fitness below every
+// genome that plays differently, so that a generation's survivors are
+// distinct behaviours; the first of them keeps its score.
+func TestSearchRanksCopiesLast(t *testing.T) {
+	m, err := envs.BuiltinMap(ssd.Gathering, "small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &Evaluator{Map: m, Agents: 4, Steps: 100, Seeds: []uint64{1, 2}}
+	run := &searchRun{ctx: context.Background(), ev: ev, cfg: &SearchConfig{Game: ssd.Gathering, Space: Space{Agents: 4}}}
+	g := func(h Harvest) *individual {
+		return &individual{run: run, g: Genome{Game: ssd.Gathering, Harvest: h, Aggression: Aggression{Kind: Never}, Cleaning: Cleaning{Kind: NoCleaning}}}
+	}
+	first := g(Harvest{Kind: Nearest, Nearest: NearestParams{Margin: 1}})
+	twin := g(Harvest{Kind: Nearest, Nearest: NearestParams{Margin: 2}})
+	other := g(Harvest{Kind: Strips, Strips: StripsParams{Rows: true}})
+	f1, _ := first.Evaluate()
+	f2, _ := twin.Evaluate()
+	f3, _ := other.Evaluate()
+	t.Logf("fitness: first %v, twin %v, other %v", f1, f2, f3)
+	if f1 > 0 || f2 != f1+copyPenalty || f3 >= f2 {
+		t.Errorf("fitness first %v, twin %v, other %v: want the twin ranked below the other, the first unchanged", f1, f2, f3)
+	}
+	if again, _ := first.Evaluate(); again != f1 {
+		t.Errorf("the first genome evaluated again: %v, was %v", again, f1)
+	}
+}

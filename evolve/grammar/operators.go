@@ -14,22 +14,44 @@ var ErrBug = errors.New("bug in the grammar planner")
 // which then measure the planner's proposals on episodes it never saw.
 var TrainSeeds = []uint64{1000, 1001, 1002}
 
-// Child returns the best of ranked (best first) that differs from every
-// one of avoid, and false when there is none.
+// Child returns the best of ranked (best first) that plays differently
+// from every one of avoid (another print than theirs, where ranked has
+// them), else the best that at least differs from them as a genome, and
+// false when there is none. A child that plays exactly like its parent
+// would spend a planner call on a policy already known.
 func Child(ranked []Scored, avoid ...Genome) (Scored, bool) {
+	known := map[string]bool{}
 	for _, s := range ranked {
-		fresh := true
-		for _, a := range avoid {
-			if s.Genome.Canonical() == a.Canonical() {
-				fresh = false
-				break
-			}
-		}
-		if fresh {
-			return s, true
+		if isOneOf(s.Genome, avoid) && s.Print != "" {
+			known[s.Print] = true
 		}
 	}
+	var fallback *Scored
+	for i, s := range ranked {
+		if isOneOf(s.Genome, avoid) {
+			continue
+		}
+		if !known[s.Print] {
+			return s, true
+		}
+		if fallback == nil {
+			fallback = &ranked[i]
+		}
+	}
+	if fallback != nil {
+		return *fallback, true
+	}
 	return Scored{}, false
+}
+
+// isOneOf reports whether g is one of gs (as canonical genomes).
+func isOneOf(g Genome, gs []Genome) bool {
+	for _, a := range gs {
+		if g.Canonical() == a.Canonical() {
+			return true
+		}
+	}
+	return false
 }
 
 // Crossovers returns every child that takes each family's whole module

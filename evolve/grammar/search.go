@@ -49,18 +49,25 @@ func (c *SearchConfig) defaults() {
 	}
 }
 
-// Scored is a genome and its score on the evaluator's seeds.
+// Scored is a genome and its score on the evaluator's seeds, with its
+// print there (Evaluator.Print).
 type Scored struct {
 	Genome Genome
 	Score  float64
+	Print  string
 }
 
 // Search runs eaopt's genetic algorithm: a (μ+λ) scheme in which each
 // generation breeds PopSize children by tournament (crossover of whole
 // modules, then biased mutation) and keeps the best PopSize of parents
-// and children. Fitness is the in-process self-play score on ev's seeds.
-// It returns the distinct genomes met, best first (ties in the order met).
-// The same config and evaluator give the same result.
+// and children. Fitness is the in-process self-play score on ev's seeds,
+// except that a genome playing exactly like one met before (the same
+// print) ranks below every genome that plays differently: the survivors
+// are distinct behaviours as long as there are enough, rather than
+// copies of the best that differ in parameters it never uses (measured:
+// docs/evolution.md, "Why the search stalled"). It returns the distinct
+// genomes met, best first (ties in the order met). The same config and
+// evaluator give the same result.
 func Search(ctx context.Context, ev *Evaluator, cfg SearchConfig) ([]Scored, error) {
 	cfg.defaults()
 	rng := rand.New(rand.NewSource(int64(cfg.Seed)))
@@ -115,12 +122,17 @@ func Search(ctx context.Context, ev *Evaluator, cfg SearchConfig) ([]Scored, err
 
 // searchRun is what the individuals of one search share.
 type searchRun struct {
-	ctx  context.Context
-	ev   *Evaluator
-	cfg  *SearchConfig
-	met  []Scored // every genome scored, in the order met
-	seen map[Genome]bool
+	ctx   context.Context
+	ev    *Evaluator
+	cfg   *SearchConfig
+	met   []Scored // every genome scored, in the order met
+	seen  map[Genome]bool
+	first map[string]Genome // the first genome met with each print
 }
+
+// copyPenalty is added to the fitness of a genome that plays like one met
+// before: more than any score difference, so that copies rank last.
+const copyPenalty = 1e6
 
 // ranked returns the genomes met, best first, ties in the order met.
 func (r *searchRun) ranked() []Scored {
@@ -141,19 +153,28 @@ type individual struct {
 	g   Genome
 }
 
-// Evaluate returns minus the score: eaopt minimises.
+// Evaluate returns minus the score (eaopt minimises), plus copyPenalty
+// for a genome that plays like another met before it.
 func (x *individual) Evaluate() (float64, error) {
-	s, err := x.run.ev.Score(x.run.ctx, x.g)
+	r := x.run
+	s, err := r.ev.Score(r.ctx, x.g)
 	if err != nil {
 		return 0, err
 	}
 	c := x.g.Canonical()
-	if !x.run.seen[c] {
-		if x.run.seen == nil {
-			x.run.seen = map[Genome]bool{}
+	p, _ := r.ev.Print(c)
+	if !r.seen[c] {
+		if r.seen == nil {
+			r.seen, r.first = map[Genome]bool{}, map[string]Genome{}
 		}
-		x.run.seen[c] = true
-		x.run.met = append(x.run.met, Scored{Genome: c, Score: s})
+		r.seen[c] = true
+		r.met = append(r.met, Scored{Genome: c, Score: s, Print: p})
+		if _, ok := r.first[p]; !ok {
+			r.first[p] = c
+		}
+	}
+	if r.first[p] != c {
+		return -s + copyPenalty, nil
 	}
 	return -s, nil
 }
