@@ -110,6 +110,7 @@ func (j *Job) tally(tx *store.Tx) error {
 
 func (j *Job) emit(e Event) {
 	e.Run = j.RunID
+	e.Objective = j.Config.Objective
 	e.Iterations = j.Config.Iterations
 	j.mu.Lock()
 	e.Usage = j.run.Usage

@@ -51,6 +51,13 @@ trims the pool. --mode chain is the paper's Algorithm 1: an initial policy
 and --iterations refinements shown sparse, dense, critic or raw feedback
 (raw: an excerpt of the raw trajectory instead of the critic's
 reflections).
+--objective says what a population run selects for (docs/objectives.md):
+welfare, the default, crowns the policy whose group does best in
+self-play, and a game between two pool members compares their self-play
+seed by seed; elo is PolicyEvolve's competitive objective, a game a mixed
+match won by the higher per-agent return. Promotion (a win rate above
+the threshold) and Elo count the objective's games, and each objective
+has a global pool of its own.
 --mode gepa is GEPA-style prompt evolution, the paper's third baseline:
 it evolves the strategy guidance of the planner's system prompt — a seed
 candidate, then --iterations reflections (each reads a parent's policy
@@ -87,6 +94,7 @@ this process; the results are those of a local run.`, stdout)
 	fs.StringVar(&o.cfg.Feedback, "feedback", "", "feedback shown to the planner: sparse, dense, critic or raw (default: critic for population, dense for chain, sparse for gepa's reflections)")
 	promptStyleFlag(fs, &o.cfg.PromptStyle)
 	fs.BoolVar(&o.cfg.Adversarial, "adversarial", false, "tell the LLM planner it may do anything to maximise the reward (the paper's adaptive attacker); runs show counts what the sandbox refused")
+	objectiveFlag(fs, &o.cfg.Objective, "what the run selects for — what a game in its global pool counts, who is promoted, who is champion (default welfare; a resumed run keeps its own)")
 	fs.BoolVar(&o.cfg.Invasion, "invasion", false, "population: make invasion resistance a parent-selection objective (each parent's worst invader among the pool's members, k = 1)")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
 	fs.Float64Var(&o.crossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
@@ -177,6 +185,9 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		var stored evolve.JobConfig
 		if err := json.Unmarshal(run.Config, &stored); err != nil {
 			return fmt.Errorf("run %s: its configuration does not read: %w", o.resume, err)
+		}
+		if cfg.Objective != "" && cfg.Objective != stored.Objective {
+			return usagef("--objective %s: run %s was started with objective %s and resumes only under it", cfg.Objective, o.resume, stored.Objective)
 		}
 		o.llm.apply(stored.LLM, stored.Planners)
 		o.backend = stored.Backend
@@ -275,7 +286,7 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 	if run.Champion == "" {
 		fmt.Fprintln(w, "no champion yet")
 	} else {
-		fmt.Fprintf(w, "champion %s\n", run.Champion)
+		fmt.Fprintf(w, "champion by %s: %s\n", cfg.Objective, run.Champion)
 		if ev != nil {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "seed\tefficiency\tequality\tsustainability\tpeace\t")

@@ -90,10 +90,10 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 	fmt.Fprintf(stdout, "%s %.12s (%s) into %s\n", verb, rep.ID, name, ar.GlobalPool())
 	fmt.Fprintf(stdout, "self-play over seeds %v: %s; efficiency %.3f, equality %.3f, sustainability %.1f, peace %.2f\n",
 		ev.Seeds, ev.Status, ev.Mean.Efficiency, ev.Mean.Equality, ev.Mean.Sustainability, ev.Mean.Peace)
-	for _, m := range rep.Rating.Matches {
-		fmt.Fprintf(stdout, "  vs %.12s seed %d: %.2f to %.2f, %s\n", m.B, m.Seed, m.ScoreA, m.ScoreB, outcomeWord(m.Outcome))
+	for _, g := range rep.Rating.Games {
+		fmt.Fprintf(stdout, "  vs %.12s seed %d: %.2f to %.2f, %s\n", g.Opponent, g.Seed, g.Score, g.OpponentScore, outcomeWord(g.Outcome))
 	}
-	fmt.Fprintf(stdout, "win rate %.2f over %d matches; elo %.1f\n", rep.Rating.WinRate(), rep.Rating.Games, rep.Rating.Elo)
+	fmt.Fprintf(stdout, "win rate %.2f over %d %s; elo %.1f\n", rep.Rating.WinRate(), len(rep.Rating.Games), gamesWord(ar.Objective), rep.Rating.Elo)
 	for _, id := range rep.Evicted {
 		fmt.Fprintf(stdout, "evicted %.12s (pool over capacity %d)\n", id, ar.Pool.Capacity)
 	}

@@ -93,8 +93,9 @@ to the store. Runs with a pool of their own (compare's) are listed with
 			return err
 		}
 		for _, name := range pools {
-			env, poolTag, ok := store.ParseGlobalPool(name)
-			if !ok || (tag != "all" && poolTag != tag) {
+			key, ok := store.ParseGlobalPool(name)
+			env := key.Env
+			if !ok || (tag != "all" && key.Tag != tag) {
 				continue
 			}
 			if (game != "" && env.Game != game) || (mapArg != "" && env.Map != mapArg) || (agents != 0 && env.Agents != agents) {
@@ -153,7 +154,8 @@ func listPool(tx *store.Tx, name string) (poolListing, error) {
 	if err != nil {
 		return l, err
 	}
-	env, _, _ := store.ParseGlobalPool(name)
+	key, _ := store.ParseGlobalPool(name)
+	env := key.Env
 	for _, m := range members {
 		row := poolRow{ID: m.Policy, Elo: elo.DefaultInitial, Reason: m.Reason}
 		if p, err := tx.Policy(m.Policy); err == nil {

@@ -65,7 +65,7 @@ func (p *evolveProgress) Report(e evolve.Event) {
 	}
 	switch e.Kind {
 	case evolve.EventStarted:
-		p.line(fmt.Sprintf("%s: %s", e.Run, e.Message))
+		p.line(fmt.Sprintf("%s: %s, objective %s", e.Run, e.Message, e.Objective))
 	case evolve.EventPhase:
 		p.phase = e.Phase
 		p.describe(fmt.Sprintf("iteration %d/%d %s — %s — %s", e.Iteration+1, total, p.phase, p.best, usage))
@@ -82,11 +82,18 @@ func (p *evolveProgress) Report(e evolve.Event) {
 			fmt.Fprintln(p.w)
 		}
 	case evolve.EventIterationDone:
-		if e.Best != nil && e.Champion != "" {
-			p.best = fmt.Sprintf("champion %.8s efficiency %.3f", e.Champion, e.Best.Efficiency)
-			if e.BestElo != 0 {
-				p.best += fmt.Sprintf(" Elo %.0f", e.BestElo)
+		if e.ChampionMetrics != nil && e.Champion != "" {
+			p.best = fmt.Sprintf("champion by %s %.8s efficiency %.3f", e.Objective, e.Champion, e.ChampionMetrics.Efficiency)
+			if e.ChampionElo != 0 {
+				p.best += fmt.Sprintf(" Elo %.0f", e.ChampionElo)
 			}
+		}
+		if b := e.BestCandidate; b != nil && b.Policy != e.Champion && p.bar == nil {
+			fmt.Fprintf(p.w, "  best candidate of the iteration %.8s efficiency %.3f", b.Policy, b.Metrics.Efficiency)
+			if b.Elo != 0 {
+				fmt.Fprintf(p.w, " Elo %.0f", b.Elo)
+			}
+			fmt.Fprintln(p.w)
 		}
 		if p.bar != nil {
 			p.bar.Describe(fmt.Sprintf("iteration %d/%d done — %s — %s", e.Iteration+1, total, p.best, usage))

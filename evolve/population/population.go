@@ -32,6 +32,9 @@ type Config struct {
 	Pool     pool.Config
 	// Invasion makes invasion resistance a parent-selection objective.
 	Invasion bool
+	// Objective decides who is champion (the arena's Objective decides
+	// what a game counts and so who is promoted): docs/objectives.md.
+	Objective pool.Objective
 	// MatchSeeds are the seeds of each candidate's matches.
 	MatchSeeds []uint64
 	// PlannerConcurrency bounds the candidates proposed at once.
@@ -482,7 +485,7 @@ func (m *Mode) challengeAll(ctx context.Context, it *store.Iteration) error {
 		if err != nil {
 			return err
 		}
-		c.WinRate, c.Games, c.Elo = rep.WinRate(), rep.Games, rep.Elo
+		c.WinRate, c.Games, c.Elo = rep.WinRate(), len(rep.Games), rep.Elo
 		c.Status = store.CandidateRejected
 		if pool.Promote(c.WinRate, true, m.cfg.Pool.PromoteThreshold) {
 			if err := m.run.Store().Update(func(tx *store.Tx) error {
@@ -507,14 +510,13 @@ func (m *Mode) challengeAll(ctx context.Context, it *store.Iteration) error {
 	return m.run.Save(it)
 }
 
-// Champion is the run's best policy: among its candidates in the global
-// pool, the highest rated; else the best self-play efficiency among its
-// evaluated candidates.
+// Champion is the run's best policy under the objective (pool.Champion)
+// among its candidates that were evaluated and challenged the pool: under
+// elo the highest rated of those in the global pool, else the best in
+// self-play; under welfare the best in self-play.
 func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champion, error) {
-	var best string
-	var bestM store.Metrics
-	bestElo, bestEff := math.Inf(-1), math.Inf(-1)
-	inPool := false
+	var cs []store.Candidate
+	var es []pool.Entrant
 	gp := m.run.Arena().GlobalPool()
 	err := m.run.Store().View(func(tx *store.Tx) error {
 		its, err := tx.Iterations(m.run.ID())
@@ -542,13 +544,11 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 				ik = *it
 			}
 			for _, c := range ik.Candidates {
-				switch {
-				case c.Policy == "" || (c.Status != store.CandidatePromoted && c.Status != store.CandidateRejected):
-				case member[c.Policy] && (!inPool || elo[c.Policy] > bestElo || (elo[c.Policy] == bestElo && c.Policy < best)):
-					best, bestM, bestElo, inPool = c.Policy, c.Metrics, elo[c.Policy], true
-				case !inPool && c.Metrics.Efficiency > bestEff:
-					best, bestM, bestEff = c.Policy, c.Metrics, c.Metrics.Efficiency
+				if c.Policy == "" || (c.Status != store.CandidatePromoted && c.Status != store.CandidateRejected) {
+					continue
 				}
+				cs = append(cs, c)
+				es = append(es, pool.Entrant{ID: c.Policy, Member: member[c.Policy], Elo: elo[c.Policy], Welfare: c.Metrics.Efficiency})
 			}
 		}
 		return nil
@@ -556,11 +556,13 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 	if err != nil {
 		return search.Champion{}, err
 	}
-	if !inPool {
-		bestElo = 0
-	}
-	if best == "" {
+	best := pool.Champion(m.cfg.Objective, es)
+	if best < 0 {
 		return search.Champion{}, nil
 	}
-	return search.Champion{Policy: best, Metrics: bestM, Elo: bestElo}, nil
+	ch := search.Champion{Policy: cs[best].Policy, Metrics: cs[best].Metrics}
+	if es[best].Member {
+		ch.Elo = es[best].Elo
+	}
+	return ch, nil
 }
