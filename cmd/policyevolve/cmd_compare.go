@@ -12,6 +12,7 @@ import (
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/experiment"
 	"policyevolve/evolve/planner"
+	"policyevolve/pool"
 )
 
 type compareOptions struct {
@@ -45,6 +46,7 @@ type compareOptions struct {
 	promptStyle        string
 	promptStyles       string // chain rows, one per prompt style
 	adversarial        bool
+	objective          pool.Objective
 }
 
 // compareDoc is compare's help.
@@ -74,6 +76,11 @@ the same). With --llm, --prompt-styles naive,cot,react adds a chain row
 per prompt style (PolicyEvolve's prompting baselines; the paper suite
 adds all three).
 
+--objective (welfare by default) is what every run selects for: under
+welfare a population run's champion is its best in self-play, under elo
+its top-rated candidate in its pool (PolicyEvolve's); the table says
+which. The league's rating is always that of mixed matches.
+
 It prints a Table-1-style report — per method, efficiency, equality,
 sustainability and peace as mean (min–max) over runs, league rating,
 exploitability (the worst margin by which a league member beats it),
@@ -95,6 +102,8 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	o.storeOptions.register(fs)
 	o.sandboxOptions.register(fs)
 	o.llm.register(fs)
+	o.objective = pool.DefaultObjective
+	objectiveFlag(fs, &o.objective, "what the runs select for: their pools' games, promotion and champions (default welfare)")
 	fs.IntVar(&o.budget, "budget", 12, "planner calls per run")
 	fs.IntVar(&o.runs, "runs", 3, "runs per method")
 	fs.Func("seed", "seed of the first run (default 1)", func(s string) error {
@@ -212,7 +221,8 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	}
 	x.Base = evolve.JobConfig{Game: o.game, Map: o.mapArg, Agents: o.agents, Steps: o.steps, EvalSeeds: evalSeeds,
 		MatchSeeds: matchSeeds, Planners: planners, MaxPlannerCalls: o.budget, Workers: o.workers, Backend: o.backend,
-		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), PromptStyle: o.promptStyle, Adversarial: o.adversarial}
+		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), PromptStyle: o.promptStyle, Adversarial: o.adversarial,
+		Objective: o.objective}
 	if len(o.llm.specs) > 0 {
 		x.Base.LLM = o.llm.settings()
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 
+	"policyevolve/evolve"
 	"policyevolve/pool"
 )
 
@@ -42,4 +43,27 @@ func gamesWord(o pool.Objective) string {
 		return "welfare games (self-play compared seed by seed)"
 	}
 	return "matches"
+}
+
+// objectiveSentence says what a run's objective decided, in a sentence.
+func objectiveSentence(cfg evolve.JobConfig) string {
+	if cfg.Mode != evolve.ModePopulation {
+		return "a " + cfg.Mode + " run has no pool: its champion is its best in self-play"
+	}
+	switch cfg.Objective {
+	case pool.Welfare:
+		return "its pool's games compare self-play seed by seed; the champion is the best in self-play"
+	case pool.Elo:
+		return "its pool's games are mixed matches; the champion is its top-rated candidate in the pool"
+	}
+	return ""
+}
+
+// objectiveScore names the column of pool ls that is an objective's score:
+// efficiency (self-play) for welfare, elo for elo.
+func objectiveScore(o pool.Objective) string {
+	if o.OrElo() == pool.Welfare {
+		return "efficiency"
+	}
+	return "elo"
 }
