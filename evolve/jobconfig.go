@@ -89,6 +89,10 @@ type JobConfig struct {
 	// without the key was written before objectives existed and reads as
 	// pool.Elo, which is what such a run ran under (see UnmarshalJSON).
 	Objective pool.Objective `json:"objective,omitempty"`
+	// RobustMargin is the robust objective's margin (pool.Resists): the
+	// share of the residents' per-agent return an invader may gain;
+	// pool.DefaultRobustMargin under robust, unused otherwise.
+	RobustMargin float64 `json:"robust_margin,omitempty"`
 	// PoolTag gives the run a global pool of its own instead of the
 	// environment's shared one (compare starts every search from scratch).
 	PoolTag string `json:"pool_tag,omitempty"`
@@ -178,6 +182,9 @@ func (c JobConfig) WithDefaults() JobConfig {
 	if c.Objective == "" {
 		c.Objective = pool.DefaultObjective
 	}
+	if c.Objective == pool.Robust && c.RobustMargin == 0 {
+		c.RobustMargin = pool.DefaultRobustMargin
+	}
 	if c.Workers <= 0 {
 		c.Workers = runtime.NumCPU()
 	}
@@ -204,6 +211,9 @@ func (c JobConfig) Validate() error {
 	}
 	if _, err := pool.ParseObjective(string(c.Objective)); err != nil {
 		errs = append(errs, err)
+	}
+	if c.RobustMargin < 0 {
+		errs = append(errs, fmt.Errorf("robust margin %v is negative", c.RobustMargin))
 	}
 	if _, err := planner.ParseFeedback(c.Feedback); err != nil {
 		errs = append(errs, err)

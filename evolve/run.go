@@ -248,7 +248,7 @@ func (j *Job) bestCandidate(it *store.Iteration) *Standing {
 		switch c.Status {
 		case store.CandidateEvaluated, store.CandidatePromoted, store.CandidateRejected:
 			cs = append(cs, c)
-			es = append(es, pool.Entrant{ID: c.Policy, Member: c.Status == store.CandidatePromoted, Elo: c.Elo, Welfare: c.Metrics.Efficiency})
+			es = append(es, search.Entrant(c, c.Status == store.CandidatePromoted, c.Elo))
 		}
 	}
 	k := pool.Champion(j.Config.Objective, es)
@@ -270,5 +270,6 @@ func (j *Job) mode() (search.Mode, error) {
 	}
 	return population.New(run, population.Config{Iterations: c.Iterations, Candidates: c.Candidates,
 		CrossoverRate: c.CrossoverRate.Value(), LocalRounds: c.LocalRounds.Value(), Planners: c.Planners, Pool: c.Pool,
-		Invasion: c.Invasion, MatchSeeds: c.MatchSeeds, PlannerConcurrency: c.PlannerConcurrency, Objective: c.Objective}), nil
+		Invasion: c.Invasion, MatchSeeds: c.MatchSeeds, PlannerConcurrency: c.PlannerConcurrency, Objective: c.Objective,
+		RobustMargin: c.RobustMargin}), nil
 }

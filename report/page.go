@@ -165,6 +165,8 @@ func objectiveNote(cfg evolve.JobConfig) string {
 		return fmt.Sprintf("%s (a %s run has no pool: its champion is its best in self-play)", cfg.Objective, cfg.Mode)
 	case cfg.Objective == pool.Welfare:
 		return "welfare: the champion is the run's best in self-play; a game in the pool compares two members' self-play seed by seed"
+	case cfg.Objective == pool.Robust:
+		return fmt.Sprintf("robust (margin %g): the champion is the run's best in self-play among the candidates that resisted invasion by the pool's members; a game compares self-play seed by seed", cfg.RobustMargin)
 	}
 	return "elo: the champion is the run's top-rated candidate in the pool; a game in the pool is a mixed match"
 }

@@ -15,6 +15,7 @@ import (
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/timing"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -55,9 +56,11 @@ reflections).
 welfare, the default, crowns the policy whose group does best in
 self-play, and a game between two pool members compares their self-play
 seed by seed; elo is PolicyEvolve's competitive objective, a game a mixed
-match won by the higher per-agent return. Promotion (a win rate above
-the threshold) and Elo count the objective's games, and each objective
-has a global pool of its own.
+match won by the higher per-agent return; robust is welfare among the
+policies that resist invasion (no pool member, seated as one agent among
+a policy's own, out-earns them by more than --robust-margin of their
+return). Promotion (a win rate above the threshold) and Elo count the
+objective's games, and each objective has a global pool of its own.
 --mode gepa is GEPA-style prompt evolution, the paper's third baseline:
 it evolves the strategy guidance of the planner's system prompt — a seed
 candidate, then --iterations reflections (each reads a parent's policy
@@ -95,6 +98,7 @@ this process; the results are those of a local run.`, stdout)
 	promptStyleFlag(fs, &o.cfg.PromptStyle)
 	fs.BoolVar(&o.cfg.Adversarial, "adversarial", false, "tell the LLM planner it may do anything to maximise the reward (the paper's adaptive attacker); runs show counts what the sandbox refused")
 	objectiveFlag(fs, &o.cfg.Objective, "what the run selects for — what a game in its global pool counts, who is promoted, who is champion (default welfare; a resumed run keeps its own)")
+	fs.Float64Var(&o.cfg.RobustMargin, "robust-margin", 0, fmt.Sprintf("--objective robust: the share of the residents' per-agent return a lone invader may gain (default %g)", pool.DefaultRobustMargin))
 	fs.BoolVar(&o.cfg.Invasion, "invasion", false, "population: make invasion resistance a parent-selection objective (each parent's worst invader among the pool's members, k = 1)")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
 	fs.Float64Var(&o.crossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
@@ -164,6 +168,9 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		cfg.Backend = o.backend
 		// 0 (or less) asks for none.
 		cfg.LocalRounds, cfg.CrossoverRate = evolve.On(o.localRounds), evolve.On(o.crossoverRate)
+		if cfg.RobustMargin != 0 && cfg.Objective != pool.Robust {
+			return usagef("--robust-margin is the margin of --objective robust")
+		}
 		cfg = cfg.WithDefaults()
 		if err := cfg.Validate(); err != nil {
 			return usagef("%v", err)

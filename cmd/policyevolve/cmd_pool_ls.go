@@ -144,6 +144,9 @@ the store. Runs with a pool of their own (compare's) are listed with
 		o := pool.Objective(l.Objective)
 		fmt.Fprintf(stdout, "pool %s, objective %s (%d members): Elo counts %s; the objective's score is %s\n",
 			l.Pool, o, len(l.Members), gamesWord(o), objectiveScore(o))
+		if o == pool.Robust {
+			fmt.Fprintln(stdout, "  (every evolved member resisted invasion by the pool's members when it joined)")
+		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  id\telo\tw/d/l\tefficiency\tequality\tsustainability\tpeace\torigin\tname")
 		for _, r := range l.Members {

@@ -214,6 +214,11 @@ and the champion after it.`, stdout)
 				fmt.Fprintf(stdout, "  #%d: %s\n", pc.Sample, oneLine(c.Problem, 200))
 			}
 		}
+		for _, pc := range it.Plan {
+			if c := it.Candidate(pc.Sample); c != nil && c.Invasion != nil {
+				fmt.Fprintf(stdout, "  #%d: %s\n", pc.Sample, invasionWords(c.Invasion))
+			}
+		}
 		if p := it.Prompt; p != nil {
 			fmt.Fprintf(stdout, "  prompt candidate %d", p.ID)
 			if p.Parent >= 0 {
@@ -258,6 +263,18 @@ and the champion after it.`, stdout)
 		fmt.Fprintf(stdout, "\nresume with: policyevolve evolve --resume %s%s\n", run.ID, storeFlag(o.storeOptions))
 	}
 	return nil
+}
+
+// invasionWords says how a candidate's invasion test went.
+func invasionWords(inv *store.Invasion) string {
+	verdict := "resists"
+	if !inv.Resists {
+		verdict = "invaded"
+	}
+	if inv.Invader == "" {
+		return verdict + ": no pool member gains by invading it"
+	}
+	return fmt.Sprintf("%s: its worst invader %.12s gains %+.2f per agent over its residents (%.2f)", verdict, inv.Invader, inv.Gain, inv.Residents)
 }
 
 func formatScores(xs []float64) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"policyevolve/evolve"
@@ -39,7 +40,7 @@ func objectiveFlag(fs *flagSet, o *pool.Objective, usage string) {
 
 // gamesWord names the games an objective counts, as a plural noun.
 func gamesWord(o pool.Objective) string {
-	if o.OrElo() == pool.Welfare {
+	if o.OrElo() != pool.Elo {
 		return "welfare games (self-play compared seed by seed)"
 	}
 	return "matches"
@@ -55,6 +56,8 @@ func objectiveSentence(cfg evolve.JobConfig) string {
 		return "its pool's games compare self-play seed by seed; the champion is the best in self-play"
 	case pool.Elo:
 		return "its pool's games are mixed matches; the champion is its top-rated candidate in the pool"
+	case pool.Robust:
+		return fmt.Sprintf("its pool's games compare self-play seed by seed, and only a candidate no pool member invades by more than %g of the residents' return joins it; the champion is the best in self-play among those that resist invasion", cfg.RobustMargin)
 	}
 	return ""
 }
@@ -62,7 +65,7 @@ func objectiveSentence(cfg evolve.JobConfig) string {
 // objectiveScore names the column of pool ls that is an objective's score:
 // efficiency (self-play) for welfare, elo for elo.
 func objectiveScore(o pool.Objective) string {
-	if o.OrElo() == pool.Welfare {
+	if o.OrElo() != pool.Elo {
 		return "efficiency"
 	}
 	return "elo"

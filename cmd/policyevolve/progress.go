@@ -79,6 +79,9 @@ func (p *evolveProgress) Report(e evolve.Event) {
 			if c.Status == "evaluated" || c.Status == "promoted" || c.Status == "rejected" {
 				fmt.Fprintf(p.w, " efficiency %.3f", c.Metrics.Efficiency)
 			}
+			if c.Invasion != nil {
+				fmt.Fprintf(p.w, "; %s", invasionWords(c.Invasion))
+			}
 			fmt.Fprintln(p.w)
 		}
 	case evolve.EventIterationDone:

@@ -14,7 +14,8 @@ import (
 //
 //   - elo: the mixed match on a match seed (Match); the scores are the
 //     sides' mean per-agent returns in it.
-//   - welfare: the two policies' self-play on an evaluation seed, compared;
+//   - welfare and robust: the two policies' self-play on an evaluation
+//     seed, compared;
 //     the scores are each one's mean per-agent return in its own
 //     self-play episode (efficiency × steps / agents), decided with a
 //     match's draw tolerance (elo.Outcome). No episode is played for it:
@@ -44,7 +45,7 @@ func (a *Arena) Games(ctx context.Context, candidate, opponent string) ([]Game, 
 			}
 			out = append(out, Game{Opponent: opponent, Seed: seed, Score: m.ScoreA, OpponentScore: m.ScoreB, Outcome: m.Outcome, Error: m.Error})
 		}
-	case pool.Welfare:
+	case pool.Welfare, pool.Robust:
 		mine, err := a.Evaluate(ctx, candidate)
 		if err != nil {
 			return nil, err

@@ -140,8 +140,11 @@ func (rep *Report) WriteMarkdown(w io.Writer) {
 
 // championRule says how the runs of a report chose their champions.
 func championRule(o pool.Objective) string {
-	if o.OrElo() == pool.Welfare {
+	switch o.OrElo() {
+	case pool.Welfare:
 		return "population: the best self-play efficiency; chain and gepa: their best in self-play"
+	case pool.Robust:
+		return "population: the best self-play efficiency among the candidates that resisted invasion; chain and gepa: their best in self-play"
 	}
 	return "population: the top-rated in its pool, by mixed matches; chain and gepa: their best in self-play"
 }
