@@ -47,6 +47,7 @@ type compareOptions struct {
 	promptStyles       string // chain rows, one per prompt style
 	adversarial        bool
 	objective          pool.Objective
+	robustMargin       float64
 }
 
 // compareDoc is compare's help.
@@ -104,6 +105,7 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	o.llm.register(fs)
 	o.objective = pool.DefaultObjective
 	objectiveFlag(fs, &o.objective, "what the runs select for: their pools' games, promotion and champions (default welfare)")
+	fs.Float64Var(&o.robustMargin, "robust-margin", 0, fmt.Sprintf("--objective robust: the share of the residents' per-agent return a lone invader may gain (default %g)", pool.DefaultRobustMargin))
 	fs.IntVar(&o.budget, "budget", 12, "planner calls per run")
 	fs.IntVar(&o.runs, "runs", 3, "runs per method")
 	fs.Func("seed", "seed of the first run (default 1)", func(s string) error {
@@ -138,6 +140,12 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer) error {
 	if o.budget < 1 || o.runs < 1 {
 		return usagef("--budget and --runs must be at least 1")
+	}
+	if o.robustMargin != 0 && o.objective != pool.Robust {
+		return usagef("--robust-margin is the margin of --objective robust")
+	}
+	if o.robustMargin < 0 {
+		return usagef("--robust-margin must not be negative")
 	}
 	if o.qlearnEpisodes < 0 {
 		return usagef("--qlearn-episodes must not be negative (got %d)", o.qlearnEpisodes)
@@ -222,7 +230,7 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	x.Base = evolve.JobConfig{Game: o.game, Map: o.mapArg, Agents: o.agents, Steps: o.steps, EvalSeeds: evalSeeds,
 		MatchSeeds: matchSeeds, Planners: planners, MaxPlannerCalls: o.budget, Workers: o.workers, Backend: o.backend,
 		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), PromptStyle: o.promptStyle, Adversarial: o.adversarial,
-		Objective: o.objective}
+		Objective: o.objective, RobustMargin: o.robustMargin}
 	if len(o.llm.specs) > 0 {
 		x.Base.LLM = o.llm.settings()
 	}
