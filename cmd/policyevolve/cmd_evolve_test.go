@@ -168,8 +168,9 @@ func TestEvolveOfflineImproves(t *testing.T) {
 
 // TestEvolveLLMReplay is the LLM path end to end with recorded answers: the
 // prompt, a broken policy, the fix prompt carrying the compiler's error,
-// the fixed policy's evaluation, its matches and its promotion. Two runs on
-// fresh stores end the same.
+// the fixed policy's evaluation, its matches and its promotion (under elo,
+// where the beamer it writes wins its mixed matches). Two runs on fresh
+// stores end the same.
 func TestEvolveLLMReplay(t *testing.T) {
 	clearLLMEnv(t)
 	answers := writeFile(t, "answers.txt", llm.FormatReplay([]string{
@@ -180,7 +181,7 @@ func TestEvolveLLMReplay(t *testing.T) {
 	for r := range 2 {
 		db := filepath.Join(t.TempDir(), "s.db")
 		_, run := evolveEvents(t, append([]string{"--store", db, "--llm", "replay:" + answers, "--iterations", "1",
-			"--candidates", "1", "--local-rounds", "0", "--seed", "5"}, envFlags...)...)
+			"--candidates", "1", "--local-rounds", "0", "--seed", "5", "--objective", "elo"}, envFlags...)...)
 		its := iterations(t, db, run.ID)
 		if len(its) != 1 || len(its[0].Candidates) != 1 {
 			t.Fatalf("run %d: iterations %+v", r, its)

@@ -24,7 +24,7 @@ func TestObjectiveBadInput(t *testing.T) {
 		{"pool", "import", "x.go", "--objective", "happiness"},
 	} {
 		code, _, errOut := runCLI(t, context.Background(), append(args, "--store", db)...)
-		if code != 2 || !strings.Contains(errOut, "unknown objective") || !strings.Contains(errOut, "want welfare or elo") {
+		if code != 2 || !strings.Contains(errOut, "unknown objective") || !strings.Contains(errOut, "want welfare, elo or robust") {
 			t.Errorf("%v: exit %d, %s", args, code, errOut)
 		}
 	}
