@@ -97,13 +97,13 @@ func (c *Client) newHTTP() error {
 		return err
 	}
 	tr := &transport{base: c.cfg.Transport, retry: c.cfg.Retry, timeout: c.cfg.Timeout,
-		patch: patchFor(c.provider, c.settings, custom), now: time.Now}
+		patch: patchFor(c.provider, c.settings, custom), stream: c.settings.Stream, throttle: c.cfg.Throttle, now: time.Now}
 	if c.provider == Ollama && c.key != "" {
 		tr.header = http.Header{"Authorization": {"Bearer " + c.key}}
 	}
 	hc := &http.Client{Transport: tr}
 
-	lb := &lcBackend{opts: []llms.CallOption{llms.WithModel(c.model)}}
+	lb := &lcBackend{opts: []llms.CallOption{llms.WithModel(c.model)}, tr: tr}
 	if c.settings.Stream {
 		lb.opts = append(lb.opts, llms.WithStreamingFunc(func(context.Context, []byte) error { return nil }))
 	}
@@ -132,7 +132,11 @@ func (c *Client) newHTTP() error {
 type lcBackend struct {
 	model llms.Model
 	opts  []llms.CallOption
+	tr    *transport
 }
+
+// transport is the HTTP transport under the model (tests set its clock).
+func (b *lcBackend) transport() *transport { return b.tr }
 
 func (b *lcBackend) generate(ctx context.Context, r Request) (result, error) {
 	var msgs []llms.MessageContent
@@ -140,6 +144,13 @@ func (b *lcBackend) generate(ctx context.Context, r Request) (result, error) {
 		msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeSystem, r.System))
 	}
 	msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeHuman, r.Prompt))
+	for _, t := range r.Turns {
+		role := llms.ChatMessageTypeHuman
+		if t.Role == RoleAssistant {
+			role = llms.ChatMessageTypeAI
+		}
+		msgs = append(msgs, llms.TextParts(role, t.Text))
+	}
 	resp, err := b.model.GenerateContent(ctx, msgs, b.opts...)
 	if errors.Is(err, openai.ErrEmptyResponse) || errors.Is(err, anthropic.ErrEmptyResponse) ||
 		errors.Is(err, ollama.ErrEmptyResponse) {

@@ -398,6 +398,16 @@ type LLMCall struct {
 	Thinking        string   `json:"thinking,omitempty"`  // the model's reasoning text, when it returns it
 	TokensReasoning int      `json:"tokens_reasoning,omitempty"`
 	Attempts        int      `json:"attempts,omitempty"` // HTTP attempts, retries included
+	// Turns go on from Prompt in a conversation (a fix request: the
+	// model's failed answer, then the errors); empty for a single-turn
+	// call.
+	Turns []LLMTurn `json:"turns,omitempty"`
+}
+
+// LLMTurn is one message of a conversation after its first user message.
+type LLMTurn struct {
+	Role string `json:"role"` // "assistant" or "user"
+	Text string `json:"text"`
 }
 
 // Comparison is the report of a comparison (compare): its id ("cmp-…"),
