@@ -45,25 +45,49 @@ func (c *Client) keyEnvName() string {
 	return ""
 }
 
+// defaultURL is the provider's own server ("" for exec and replay).
+func defaultURL(provider string, getenv func(string) string) string {
+	switch provider {
+	case OpenAI:
+		return openAIURL
+	case Anthropic:
+		return anthropicURL
+	case Google:
+		return googleURL
+	case Ollama:
+		if h := getenv("OLLAMA_HOST"); h != "" {
+			if !strings.Contains(h, "://") {
+				h = "http://" + h
+			}
+			return h
+		}
+		return ollamaURL
+	}
+	return ""
+}
+
+// ServerURL is the server a Client of provider with this BaseURL calls,
+// as the Client records it (no credentials): baseURL, else the
+// provider's own ($OLLAMA_HOST for Ollama, read with getenv). "" for
+// exec: and replay:.
+func ServerURL(provider, baseURL string, getenv func(string) string) (string, error) {
+	if provider == Exec || provider == Replay {
+		return "", nil
+	}
+	raw := baseURL
+	if raw == "" {
+		raw = defaultURL(provider, getenv)
+	}
+	u, err := checkBaseURL(raw)
+	if err != nil {
+		return "", err
+	}
+	return publicURL(u), nil
+}
+
 // newHTTP sets up a langchaingo client over the shared transport.
 func (c *Client) newHTTP() error {
-	var def string
-	switch c.provider {
-	case OpenAI:
-		def = openAIURL
-	case Anthropic:
-		def = anthropicURL
-	case Google:
-		def = googleURL
-	case Ollama:
-		def = ollamaURL
-		if h := c.cfg.Getenv("OLLAMA_HOST"); h != "" {
-			def = h
-			if !strings.Contains(def, "://") {
-				def = "http://" + def
-			}
-		}
-	}
+	def := defaultURL(c.provider, c.cfg.Getenv)
 	raw := c.cfg.BaseURL
 	// custom: a server other than the provider's own (an OpenAI-compatible
 	// one, a proxy), whose abilities we do not know.

@@ -37,6 +37,7 @@ type openAIServer struct {
 	replies []func(w http.ResponseWriter)
 	auth    []string
 	prompts []string
+	bodies  []string
 }
 
 func newOpenAIServer(t *testing.T, replies ...func(w http.ResponseWriter)) *openAIServer {
@@ -49,6 +50,7 @@ func newOpenAIServer(t *testing.T, replies ...func(w http.ResponseWriter)) *open
 		json.Unmarshal(data, &body)
 		s.mu.Lock()
 		s.auth = append(s.auth, r.Header.Get("Authorization"))
+		s.bodies = append(s.bodies, string(data))
 		if n := len(body.Messages); n > 0 {
 			s.prompts = append(s.prompts, body.Messages[n-1].Content)
 		}
