@@ -322,12 +322,16 @@ func TestProposePromptStyles(t *testing.T) {
 	}
 }
 
-// ledger lists the LLM calls recorded in a store (opened read-only).
-func ledger(t *testing.T, s *store.Store) []store.LLMCall {
+// ledger lists the LLM calls recorded in a store (opened read-only)
+// outside runs.
+func ledger(t *testing.T, s *store.Store) []store.LLMCall { return ledgerOf(t, s, "") }
+
+// ledgerOf lists the LLM calls of run.
+func ledgerOf(t *testing.T, s *store.Store, run string) []store.LLMCall {
 	t.Helper()
 	var calls []store.LLMCall
 	if err := s.View(func(tx *store.Tx) (err error) {
-		calls, err = tx.LLMCalls("")
+		calls, err = tx.LLMCalls(run)
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -171,20 +171,26 @@ func (o *llmOptions) given(name string) bool { return flagGiven(o.fs, name) }
 func (o *llmOptions) endpoint(spec string) evolve.Endpoint {
 	e := evolve.Endpoint{BaseURL: o.baseURL, KeyEnv: o.keyEnv, Timeout: o.timeout, Retries: o.retries}
 	own := o.own[spec]
-	if own.BaseURL != "" {
-		e.BaseURL = own.BaseURL
-	}
-	if own.KeyEnv != "" {
-		e.KeyEnv = own.KeyEnv
-	}
-	if own.Timeout > 0 {
-		e.Timeout = own.Timeout
-	}
-	if own.Retries > 0 {
-		e.Retries = own.Retries
-	}
+	overlay(&e, own)
 	e.Identity = own.Identity
 	return e
+}
+
+// overlay sets in e what over sets (its non-zero server, key variable,
+// time limit and attempts).
+func overlay(e *evolve.Endpoint, over evolve.Endpoint) {
+	if over.BaseURL != "" {
+		e.BaseURL = over.BaseURL
+	}
+	if over.KeyEnv != "" {
+		e.KeyEnv = over.KeyEnv
+	}
+	if over.Timeout > 0 {
+		e.Timeout = over.Timeout
+	}
+	if over.Retries > 0 {
+		e.Retries = over.Retries
+	}
 }
 
 // client resolves the flags into a Client of the first model, recording
@@ -429,19 +435,7 @@ func (o *llmOptions) move(now *llmOptions, stored map[string]string) ([]string, 
 			if now.given("llm-retries") {
 				e.Retries = now.retries
 			}
-			mine := now.own[spec]
-			if mine.BaseURL != "" {
-				e.BaseURL = mine.BaseURL
-			}
-			if mine.KeyEnv != "" {
-				e.KeyEnv = mine.KeyEnv
-			}
-			if mine.Timeout > 0 {
-				e.Timeout = mine.Timeout
-			}
-			if mine.Retries > 0 {
-				e.Retries = mine.Retries
-			}
+			overlay(e, now.own[spec])
 		})
 	}
 	if err := moved.checkShared(); err != nil {

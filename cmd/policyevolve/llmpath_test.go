@@ -254,6 +254,12 @@ func TestResumeMovesTheModel(t *testing.T) {
 	if !strings.Contains(moved.bodies[0], `"role":"assistant"`) || !strings.Contains(moved.bodies[0], "ssd.Nowhere") {
 		t.Errorf("the fix request on the wire has no assistant message with the failed answer:\n%s", moved.bodies[0])
 	}
+	// A Gathering system message names nothing only Cleanup has.
+	for _, w := range []string{"CleanBeamCount", "WasteAt", "ssd.Clean ", "Clean       = 8", "RiverCells"} {
+		if strings.Contains(moved.bodies[0], w) {
+			t.Errorf("the Gathering request names %q", w)
+		}
+	}
 	// The move is stored: resuming again goes to the new server.
 	var cfg evolve.JobConfig
 	for _, r := range runs() {
@@ -264,17 +270,4 @@ func TestResumeMovesTheModel(t *testing.T) {
 	if e := cfg.Endpoints["openai:m"]; e.BaseURL != moved.URL+"/v1" || e.Identity != old.URL+"/v1" {
 		t.Errorf("stored endpoint %+v", e)
 	}
-}
-
-// ledgerOf lists the LLM calls of run.
-func ledgerOf(t *testing.T, s *store.Store, run string) []store.LLMCall {
-	t.Helper()
-	var calls []store.LLMCall
-	if err := s.View(func(tx *store.Tx) (err error) {
-		calls, err = tx.LLMCalls(run)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return calls
 }

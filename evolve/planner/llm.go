@@ -126,33 +126,31 @@ func (p *LLMPlanner) start(ctx context.Context, t Task, op string, parents []str
 	if err != nil {
 		return nil, err
 	}
+	now, err := p.words(g, user)
+	if err != nil {
+		return nil, err
+	}
+	// The same request as the prompts said it before they were built per
+	// game (prompts.Game.LegacyGame).
+	lg, err := g.LegacyGame()
+	if err != nil {
+		return nil, err
+	}
+	before, err := p.words(lg, user)
+	if err != nil {
+		return nil, err
+	}
+	c := &conversation{system: now.system, prompt: now.prompt, legacy: before, operator: op, parents: parents}
+	return p.ask(ctx, t, c, op)
+}
+
+// words are a request's system message and first prompt for g.
+func (p *LLMPlanner) words(g prompts.Game, user func(prompts.Game) (string, error)) (*legacyRequest, error) {
 	sys, err := p.system(g)
 	if err != nil {
 		return nil, err
 	}
 	prompt, err := user(g)
-	if err != nil {
-		return nil, err
-	}
-	c := &conversation{system: sys, prompt: prompt, operator: op, parents: parents}
-	if c.legacy, err = p.legacy(g, user); err != nil {
-		return nil, err
-	}
-	return p.ask(ctx, t, c, op)
-}
-
-// legacy is a request's words as the prompts said them before they were
-// built per game (prompts.Game.LegacyGame).
-func (p *LLMPlanner) legacy(g prompts.Game, user func(prompts.Game) (string, error)) (*legacyRequest, error) {
-	lg, err := g.LegacyGame()
-	if err != nil {
-		return nil, err
-	}
-	sys, err := p.system(lg)
-	if err != nil {
-		return nil, err
-	}
-	prompt, err := user(lg)
 	if err != nil {
 		return nil, err
 	}
