@@ -233,6 +233,11 @@ func TestResumeMovesTheModel(t *testing.T) {
 	if !strings.Contains(errOut, "resume: openai:m: server "+moved.URL+"/v1 (was "+old.URL+"/v1)") {
 		t.Errorf("the resume does not say what it changed:\n%s", errOut)
 	}
+	// The model has no price: said when the job starts, and its cost is
+	// unknown rather than $0.
+	if !strings.Contains(errOut, "openai:m has no price") || !strings.Contains(out, "cost unknown") || strings.Contains(out, "$0.0000") {
+		t.Errorf("an unpriced model's cost:\n%s%s", out, errOut)
+	}
 	calls := ledgerOf(t, s, id)
 	inits := 0
 	var fix *store.LLMCall
@@ -269,5 +274,20 @@ func TestResumeMovesTheModel(t *testing.T) {
 	}
 	if e := cfg.Endpoints["openai:m"]; e.BaseURL != moved.URL+"/v1" || e.Identity != old.URL+"/v1" {
 		t.Errorf("stored endpoint %+v", e)
+	}
+}
+
+func TestCostWords(t *testing.T) {
+	for _, tc := range []struct {
+		u    store.RunUsage
+		want string
+	}{
+		{store.RunUsage{LLMCalls: 3, Cost: 0.42}, "$0.4200"},
+		{store.RunUsage{LLMCalls: 3, UnpricedCalls: 3}, "cost unknown (no price for the model)"},
+		{store.RunUsage{LLMCalls: 5, UnpricedCalls: 2, Cost: 0.1}, "$0.1000 + 2 calls of unknown cost"},
+	} {
+		if got := costWords(tc.u); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.u, got, tc.want)
+		}
 	}
 }
