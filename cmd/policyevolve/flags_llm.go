@@ -413,6 +413,19 @@ func (o *llmOptions) move(now *llmOptions, stored map[string]string) ([]string, 
 				spec, strings.Join(o.specs, ", "), o.spec)
 		}
 	}
+	// A shared server or key variable given now goes to every model
+	// without its own given now: refused across providers, as for a new
+	// run.
+	shared := &llmOptions{specs: o.specs, spec: o.spec, own: now.own}
+	if now.given("llm-base-url") {
+		shared.baseURL = now.baseURL
+	}
+	if now.given("llm-key-env") {
+		shared.keyEnv = now.keyEnv
+	}
+	if err := shared.checkShared(); err != nil {
+		return nil, err
+	}
 	before := map[string]evolve.Endpoint{}
 	for _, spec := range o.specs {
 		before[spec] = o.endpoint(spec)
@@ -437,9 +450,6 @@ func (o *llmOptions) move(now *llmOptions, stored map[string]string) ([]string, 
 			}
 			overlay(e, now.own[spec])
 		})
-	}
-	if err := moved.checkShared(); err != nil {
-		return nil, err
 	}
 	var changes []string
 	for _, spec := range o.specs {

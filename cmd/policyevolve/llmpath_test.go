@@ -226,12 +226,16 @@ func TestResumeMovesTheModel(t *testing.T) {
 	}
 	// Moved to a new server.
 	moved := newOpenAIServer(t, answer(goodAnswer, 100, 50))
-	code, out, errOut := runCLI(t, context.Background(), "evolve", "--store", db, "--resume", id, "--llm-base-url", moved.URL+"/v1")
+	code, out, errOut := runCLI(t, context.Background(), "evolve", "--store", db, "--resume", id, "--llm-base-url", moved.URL+"/v1",
+		"--llm-key-env", "PE_TEST_KEY")
 	if code != 0 {
 		t.Fatalf("moved: exit %d\n%s%s", code, out, errOut)
 	}
-	if !strings.Contains(errOut, "resume: openai:m: server "+moved.URL+"/v1 (was "+old.URL+"/v1)") {
+	if !strings.Contains(errOut, "resume: openai:m: server "+moved.URL+"/v1 (was "+old.URL+"/v1), key from PE_TEST_KEY (was the provider's variable)") {
 		t.Errorf("the resume does not say what it changed:\n%s", errOut)
+	}
+	if moved.auth[0] != "Bearer "+testKey || strings.Contains(out+errOut, testKey) {
+		t.Errorf("the new key was not sent (%q), or it leaked", moved.auth[0])
 	}
 	// The model has no price: said when the job starts, and its cost is
 	// unknown rather than $0.
@@ -288,6 +292,60 @@ func TestCostWords(t *testing.T) {
 	} {
 		if got := costWords(tc.u); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.u, got, tc.want)
+		}
+	}
+}
+
+// TestResumeMoveRules: what a resume may change of how a run's models are
+// reached, what it says, and what it refuses.
+func TestResumeMoveRules(t *testing.T) {
+	clearLLMEnv(t)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	start, err := llmFlags(t, "", "--llm", "openai:gpt-5", "--llm", "anthropic:claude-sonnet-4-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, planners := start.settings(), []string{"llm:openai:gpt-5", "llm:anthropic:claude-sonnet-4-5"}
+	resume := func(args ...string) ([]string, *llmOptions, error) {
+		var now llmOptions
+		fs := newFlagSet("test", "", "", &strings.Builder{})
+		now.register(fs)
+		if err := parseFlags(fs, args, false); err != nil {
+			t.Fatal(err)
+		}
+		var run llmOptions
+		run.apply(stored, planners, start.endpoints())
+		changes, err := run.move(&now, stored)
+		return changes, &run, err
+	}
+	changes, run, err := resume("--llm", "openai:gpt-5@http://proxy:8080/v1")
+	if err != nil || len(changes) != 1 || changes[0] != "openai:gpt-5: server http://proxy:8080/v1 (was https://api.openai.com/v1)" {
+		t.Fatalf("moving one model: %q %v", changes, err)
+	}
+	if e := run.endpoint("openai:gpt-5"); e.BaseURL != "http://proxy:8080/v1" || e.Identity != "https://api.openai.com/v1" {
+		t.Errorf("moved endpoint %+v", e)
+	}
+	if e := run.endpoint("anthropic:claude-sonnet-4-5"); e.BaseURL != "" {
+		t.Errorf("the other model moved too: %+v", e)
+	}
+	changes, _, err = resume("--llm-timeout", "1h", "--llm", "anthropic:claude-sonnet-4-5@https://gw/v1")
+	want := []string{"anthropic:claude-sonnet-4-5: server https://gw/v1 (was https://api.anthropic.com/v1), time limit 1h0m0s per attempt (was 15m0s)",
+		"openai:gpt-5: time limit 1h0m0s per attempt (was 15m0s)"}
+	if err != nil || strings.Join(changes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("a server and a time limit: %q %v", changes, err)
+	}
+	if changes, _, err := resume(); err != nil || len(changes) != 0 {
+		t.Errorf("nothing given: %q %v", changes, err)
+	}
+	for _, bad := range [][]string{
+		{"--llm-base-url", "http://proxy:8080/v1"}, // both providers alike
+		{"--llm-key-env", "PE_TEST_KEY"},           // both providers alike
+		{"--llm", "openai:gpt-4o"},                 // not the run's
+		{"--reasoning", "low"},                     // part of every request
+	} {
+		if _, _, err := resume(bad...); err == nil {
+			t.Errorf("%v accepted", bad)
 		}
 	}
 }
