@@ -232,9 +232,9 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), PromptStyle: o.promptStyle, Adversarial: o.adversarial,
 		Objective: o.objective, RobustMargin: o.robustMargin}
 	if len(o.llm.specs) > 0 {
-		x.Base.LLM = o.llm.settings()
+		x.Base.LLM, x.Base.Endpoints = o.llm.settings(), o.llm.endpoints()
 	}
-	x.Planner = func(cfg evolve.JobConfig) func(spec, run string) (planner.Planner, error) {
+	x.Planner = func(cfg evolve.JobConfig) evolve.PlannerFunc {
 		return o.llm.planners(x.Store, &cfg)
 	}
 	x.OnJob = func(j *evolve.Job) func() { return onInterrupt(j.Stop) }

@@ -55,7 +55,7 @@ type Experiment struct {
 	Store   *store.Store
 	Sandbox *sandbox.Sandbox
 	// Planner builds the planners of a run of cfg (see evolve.Job.Planner).
-	Planner func(cfg evolve.JobConfig) func(spec, run string) (planner.Planner, error)
+	Planner func(cfg evolve.JobConfig) evolve.PlannerFunc
 	// OnJob, when set, is called with each job before it runs, and its
 	// result when the job ends (cmd uses it to let an interrupt stop the
 	// job at a safe point).
@@ -151,6 +151,7 @@ func ID(base evolve.JobConfig, runs int, seed uint64) string {
 	if base.Objective == pool.Elo {
 		base.Objective = ""
 	}
+	base.Endpoints = nil // where the models are served decides nothing
 	b, _ := json.Marshal(struct {
 		Base evolve.JobConfig
 		Runs int
