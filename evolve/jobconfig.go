@@ -83,8 +83,9 @@ type JobConfig struct {
 	// existed did).
 	LocalStop Option[int] `json:"local_stop"`
 	// ParentOrder is how each Pareto front is ordered when parents are
-	// picked (population mode): "best" puts the best self-play
-	// efficiency first (ties in a seeded order), "shuffled" orders it at
+	// picked (population mode): "best" puts the best by the objective
+	// first — self-play efficiency under welfare and robust, the rating
+	// under elo — (ties in a seeded order), "shuffled" orders it at
 	// random (runs stored before it existed).
 	ParentOrder string `json:"parent_order,omitempty"`
 	// Planners names the planners, "grammar" or "llm:PROVIDER:MODEL"; with
@@ -93,12 +94,24 @@ type JobConfig struct {
 	// Pool rules: capacity, promotion threshold, opponent softmax
 	// temperature and opponents per candidate (n).
 	Pool pool.Config `json:"pool"`
+	// Objective is what the run selects for: what a game in the global
+	// pool counts, who is promoted, who is champion (docs/objectives.md).
+	// "" is the default, pool.DefaultObjective. A stored configuration
+	// without the key was written before objectives existed and reads as
+	// pool.Elo, which is what such a run ran under (see UnmarshalJSON).
+	Objective pool.Objective `json:"objective,omitempty"`
+	// RobustMargin is the robust objective's margin (pool.Resists): the
+	// share of the residents' per-agent return an invader may gain;
+	// pool.DefaultRobustMargin under robust, unused otherwise.
+	RobustMargin float64 `json:"robust_margin,omitempty"`
 	// PoolTag gives the run a global pool of its own instead of the
 	// environment's shared one (compare starts every search from scratch).
 	PoolTag string `json:"pool_tag,omitempty"`
 	// Workers bounds the episodes played at once (default: the CPUs);
-	// PlannerConcurrency the planner calls at once (default 1). Neither
-	// changes the results.
+	// PlannerConcurrency the candidates proposed at once (default: the
+	// candidates per iteration with an LLM planner and no planner-call
+	// budget, else 1). Neither changes the results (but for which calls
+	// a cost or token budget stops).
 	Workers            int `json:"workers"`
 	PlannerConcurrency int `json:"planner_concurrency"`
 	// Budgets: the job stops cleanly when one is reached (0: none).
@@ -115,6 +128,25 @@ type JobConfig struct {
 	// repeat (they are part of every request's identity); no key is ever
 	// stored, only the name of the variable that holds it.
 	LLM map[string]string `json:"llm,omitempty"`
+	// Endpoints say how the LLM planners' models are reached, by spec
+	// ("openai:NAME"), for a model reached otherwise than LLM's shared
+	// settings say. A resumed run may change them, and nothing else
+	// (they change no answer); the change is stored.
+	Endpoints map[string]Endpoint `json:"endpoints,omitempty"`
+}
+
+// Endpoint is how one model is reached. No key is ever stored, only the
+// name of the variable that holds it.
+type Endpoint struct {
+	BaseURL string        `json:"base_url,omitempty"`
+	KeyEnv  string        `json:"key_env,omitempty"`
+	Timeout time.Duration `json:"timeout,omitempty"` // one attempt of a call
+	Retries int           `json:"retries,omitempty"` // attempts per call
+	// Identity is the server the model's requests are identified by in
+	// the ledger, once the run moved it: the server of its first calls,
+	// so that the run still finds the answers recorded there ("": the
+	// server called).
+	Identity string `json:"identity,omitempty"`
 }
 
 // Defaults, with the reasons for them.
@@ -195,17 +227,35 @@ func (c JobConfig) WithDefaults() JobConfig {
 		c.Planners = []string{"grammar"}
 	}
 	c.Pool = c.Pool.WithDefaults()
+	if c.Objective == "" {
+		c.Objective = pool.DefaultObjective
+	}
+	if c.Objective == pool.Robust && c.RobustMargin == 0 {
+		c.RobustMargin = pool.DefaultRobustMargin
+	}
 	if c.Workers <= 0 {
 		c.Workers = runtime.NumCPU()
 	}
 	if c.PlannerConcurrency <= 0 {
 		c.PlannerConcurrency = 1
+		// An LLM call takes seconds to minutes: the candidates of an
+		// iteration are proposed at once, so that an iteration takes as
+		// long as its longest candidate's calls rather than all of them
+		// in a row. Not under a planner-call budget: which candidates it
+		// stops would depend on the order calls finish, and a comparison
+		// (whose budget is in planner calls) must come out the same.
+		if c.MaxPlannerCalls == 0 && slices.ContainsFunc(c.Planners, isLLM) {
+			c.PlannerConcurrency = c.Candidates
+		}
 	}
 	if c.Critic == "" {
 		c.Critic = "analytic"
 	}
 	return c
 }
+
+// isLLM reports whether a planner spec names an LLM planner.
+func isLLM(spec string) bool { return strings.HasPrefix(spec, "llm:") }
 
 // Validate reports a configuration that cannot run, in a sentence.
 func (c JobConfig) Validate() error {
@@ -218,6 +268,12 @@ func (c JobConfig) Validate() error {
 	}
 	if _, err := ParsePromptStyle(c.PromptStyle); err != nil {
 		errs = append(errs, err)
+	}
+	if _, err := pool.ParseObjective(string(c.Objective)); err != nil {
+		errs = append(errs, err)
+	}
+	if c.RobustMargin < 0 {
+		errs = append(errs, fmt.Errorf("robust margin %v is negative", c.RobustMargin))
 	}
 	if _, err := planner.ParseFeedback(c.Feedback); err != nil {
 		errs = append(errs, err)
@@ -257,24 +313,29 @@ func ParsePromptStyle(s string) (string, error) {
 
 // UnmarshalJSON reads a stored configuration as the run was started:
 // settings added since it was stored, absent from it, read as the
-// behaviour runs had before they existed (every local round played,
-// parents shuffled within their front), not as today's defaults.
+// behaviour runs had before they existed, not as today's defaults. One
+// without the key "objective" was written before runs chose an
+// objective, when every run was selected by Elo: it reads as pool.Elo;
+// one without "local_stop" played every local round (Off), one without
+// "parent_order" shuffled each front of parents (ParentsShuffled). So an
+// old run resumes, lists and reports as what it was.
 func (c *JobConfig) UnmarshalJSON(b []byte) error {
 	type plain JobConfig // without this method
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
 		return err
 	}
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(b, &keys); err != nil {
 		return err
 	}
+	if _, ok := keys["objective"]; !ok {
+		c.Objective = pool.Elo
+	}
 	if _, ok := keys["local_stop"]; !ok {
-		p.LocalStop = Off[int]()
+		c.LocalStop = Off[int]()
 	}
 	if _, ok := keys["parent_order"]; !ok {
-		p.ParentOrder = ParentsShuffled
+		c.ParentOrder = ParentsShuffled
 	}
-	*c = JobConfig(p)
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"policyevolve/pool"
 )
 
 func TestOption(t *testing.T) {
@@ -49,13 +51,15 @@ func TestOption(t *testing.T) {
 }
 
 // TestStoredJobConfigUnchanged: run configurations stored before local
-// rounds and the crossover rate were Options decode to the same meaning
-// and encode to the same bytes, but for the settings added since, which
-// read as the behaviour those runs had (every local round played, parents
-// shuffled) rather than as today's defaults. (A comparison's id is a hash
-// of its configuration: a comparison made under the old search rules is
-// not found again by the same command under the new ones, and is not
-// mistaken for one.)
+// rounds and the crossover rate were Options, and before runs chose an
+// objective, decode to the same meaning — the objective they ran under is
+// elo — and encode to the same bytes once the objective is left out as a
+// comparison's id leaves out elo (experiment.ID hashes them), but for the
+// search settings added since, which read as the behaviour those runs had
+// (every local round played, parents shuffled) rather than as today's
+// defaults: a comparison made under the old search rules is not found
+// again by the same command under the new ones, and is not mistaken for
+// one.
 func TestStoredJobConfigUnchanged(t *testing.T) {
 	for _, stored := range []string{
 		`{"mode":"population","game":"cleanup","agents":10,"steps":1000,"seed":1,"eval_seeds":[0,1,2,3,4],"match_seeds":[0],"iterations":5,"candidates":4,"feedback":"critic","local_rounds":2,"crossover_rate":0.2,"planners":["grammar"],"pool":{"capacity":16,"promote_threshold":0.6,"temperature":100,"opponents":4},"workers":2,"planner_concurrency":1,"critic":"analytic","backend":"auto"}`,
@@ -65,6 +69,10 @@ func TestStoredJobConfigUnchanged(t *testing.T) {
 		if err := json.Unmarshal([]byte(stored), &c); err != nil {
 			t.Fatal(err)
 		}
+		if c.Objective != pool.Elo || c.WithDefaults().Objective != pool.Elo {
+			t.Errorf("a configuration stored before objectives reads as %q, not elo", c.Objective)
+		}
+		c.Objective = ""
 		b, err := json.Marshal(c)
 		want := strings.Replace(stored, `"planners"`, `"local_stop":-1,"parent_order":"shuffled","planners"`, 1)
 		if err != nil || string(b) != want {

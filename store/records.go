@@ -208,8 +208,11 @@ type RunUsage struct {
 	OutputTokens    int     `json:"output_tokens"`
 	ReasoningTokens int     `json:"reasoning_tokens,omitempty"`
 	Cost            float64 `json:"cost"`
-	Episodes        int     `json:"episodes"`
-	WallSeconds     float64 `json:"wall_seconds"`
+	// UnpricedCalls are LLM calls to models without a price: their cost
+	// is unknown, not counted in Cost.
+	UnpricedCalls int     `json:"unpriced_calls,omitempty"`
+	Episodes      int     `json:"episodes"`
+	WallSeconds   float64 `json:"wall_seconds"`
 }
 
 // Iteration is one iteration of a run: what it planned (so that a resumed
@@ -302,7 +305,24 @@ type Candidate struct {
 	WinRate  float64        `json:"win_rate"`
 	Games    int            `json:"games"`
 	Elo      float64        `json:"elo,omitempty"`
-	Usage    RunUsage       `json:"usage"`
+	// Invasion is the candidate's invasion test, under the robust
+	// objective only (nil otherwise): made once, before any candidate of
+	// its iteration is promoted, and stored, so that a resumed run reads
+	// it back.
+	Invasion *Invasion `json:"invasion,omitempty"`
+	Usage    RunUsage  `json:"usage"`
+}
+
+// Invasion is the outcome of an invasion test: one agent of each invader
+// seated among the tested policy's own (k = 1) on the match seeds. The
+// worst invader (none: "") gains Gain per agent over the residents, whose
+// mean per-agent return there is Residents; Resists is the verdict under
+// the run's margin.
+type Invasion struct {
+	Invader   string  `json:"invader,omitempty"`
+	Gain      float64 `json:"gain"`
+	Residents float64 `json:"residents"`
+	Resists   bool    `json:"resists"`
 }
 
 // Candidate statuses: first proposed and evaluated, then settled.
@@ -398,6 +418,19 @@ type LLMCall struct {
 	Thinking        string   `json:"thinking,omitempty"`  // the model's reasoning text, when it returns it
 	TokensReasoning int      `json:"tokens_reasoning,omitempty"`
 	Attempts        int      `json:"attempts,omitempty"` // HTTP attempts, retries included
+	// Unpriced: the price table had no price for the model, so Cost is
+	// unknown (0 here).
+	Unpriced bool `json:"unpriced,omitempty"`
+	// Turns go on from Prompt in a conversation (a fix request: the
+	// model's failed answer, then the errors); empty for a single-turn
+	// call.
+	Turns []LLMTurn `json:"turns,omitempty"`
+}
+
+// LLMTurn is one message of a conversation after its first user message.
+type LLMTurn struct {
+	Role string `json:"role"` // "assistant" or "user"
+	Text string `json:"text"`
 }
 
 // Comparison is the report of a comparison (compare): its id ("cmp-…"),

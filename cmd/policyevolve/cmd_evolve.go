@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -15,6 +16,8 @@ import (
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/timing"
+	"policyevolve/llm"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -45,15 +48,25 @@ Run an evolution job: the main job of policyevolve.
 
 --mode population (the default) is PolicyEvolve's search: each iteration
 picks parents from the global pool by Pareto rank over Elo, the social
-metrics and exploitability (best self-play efficiency first within a
+metrics and exploitability (the best by the objective first within a
 front: --parent-order), has the planner write --candidates candidates
 (each refined up to --local-rounds times against the trajectory critic's
 reflections, until a round does not improve it: --local-stop), evaluates
 them in self-play, plays each against --opponents pool members, promotes
-those whose win rate is above the threshold and trims the pool. --mode chain is the paper's Algorithm 1: an initial policy
+those whose win rate is above the threshold and trims the pool.
+--mode chain is the paper's Algorithm 1: an initial policy
 and --iterations refinements shown sparse, dense, critic or raw feedback
 (raw: an excerpt of the raw trajectory instead of the critic's
 reflections).
+--objective says what a population run selects for (docs/objectives.md):
+welfare, the default, crowns the policy whose group does best in
+self-play, and a game between two pool members compares their self-play
+seed by seed; elo is PolicyEvolve's competitive objective, a game a mixed
+match won by the higher per-agent return; robust is welfare among the
+policies that resist invasion (no pool member, seated as one agent among
+a policy's own, out-earns them by more than --robust-margin of their
+return). Promotion (a win rate above the threshold) and Elo count the
+objective's games, and each objective has a global pool of its own.
 --mode gepa is GEPA-style prompt evolution, the paper's third baseline:
 it evolves the strategy guidance of the planner's system prompt — a seed
 candidate, then --iterations reflections (each reads a parent's policy
@@ -90,22 +103,24 @@ this process; the results are those of a local run.`, stdout)
 	fs.StringVar(&o.cfg.Feedback, "feedback", "", "feedback shown to the planner: sparse, dense, critic or raw (default: critic for population, dense for chain, sparse for gepa's reflections)")
 	promptStyleFlag(fs, &o.cfg.PromptStyle)
 	fs.BoolVar(&o.cfg.Adversarial, "adversarial", false, "tell the LLM planner it may do anything to maximise the reward (the paper's adaptive attacker); runs show counts what the sandbox refused")
+	objectiveFlag(fs, &o.cfg.Objective, "what the run selects for — what a game in its global pool counts, who is promoted, who is champion (default welfare; a resumed run keeps its own)")
+	fs.Float64Var(&o.cfg.RobustMargin, "robust-margin", 0, fmt.Sprintf("--objective robust: the share of the residents' per-agent return a lone invader may gain (default %g)", pool.DefaultRobustMargin))
 	fs.BoolVar(&o.cfg.Invasion, "invasion", false, "population: make invasion resistance a parent-selection objective (each parent's worst invader among the pool's members, k = 1)")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
 	fs.Float64Var(&o.crossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
 	fs.IntVar(&o.localStop, "local-stop", evolve.DefaultLocalStop, "end a candidate's local refinement after this many rounds in a row that did not improve it (0: play every round)")
-	fs.StringVar(&o.cfg.ParentOrder, "parent-order", evolve.DefaultParentOrder, "order of each Pareto front of parents: best (best self-play efficiency first) or shuffled")
+	fs.StringVar(&o.cfg.ParentOrder, "parent-order", evolve.DefaultParentOrder, "order of each Pareto front of parents: best (the best by the objective first: self-play efficiency, or the rating under elo) or shuffled")
 	fs.StringVar(&o.planner, "planner", "", "grammar: the offline planner (the default without --llm; with --llm, also in the bandit)")
 	fs.IntVar(&o.cfg.Pool.Capacity, "pool-capacity", 16, "global pool capacity")
 	fs.Float64Var(&o.cfg.Pool.PromoteThreshold, "promote-threshold", 0.6, "win rate a candidate must beat to join the pool")
 	fs.IntVar(&o.cfg.Workers, "workers", 0, "episodes played at once (default: the number of CPUs); never changes the results")
-	fs.IntVar(&o.cfg.PlannerConcurrency, "planner-concurrency", 1, "planner calls at once; never changes the results")
+	fs.IntVar(&o.cfg.PlannerConcurrency, "planner-concurrency", 0, "candidates proposed at once (default: --candidates with an LLM planner and no --max-planner-calls, else 1);\nnever changes the results, but for which calls a cost or token budget stops")
 	fs.IntVar(&o.cfg.MaxPlannerCalls, "max-planner-calls", 0, "stop after this many planner calls (proposals; 0: no limit)")
-	fs.Float64Var(&o.cfg.MaxCost, "max-cost", 0, "stop once LLM calls cost this many US dollars (0: no limit)")
-	fs.IntVar(&o.cfg.MaxTokens, "max-tokens", 0, "stop after this many LLM tokens in and out (0: no limit)")
+	fs.Float64Var(&o.cfg.MaxCost, "max-cost", 0, "US dollars the LLM calls may cost: a call is sent only if its worst case (max tokens at the model's price)\nfits in what is left (0: no limit); every model needs a price (--prices)")
+	fs.IntVar(&o.cfg.MaxTokens, "max-tokens", 0, "LLM tokens, in and out, the calls may take: a call is sent only if its worst case fits (0: no limit)")
 	fs.DurationVar(&o.cfg.MaxTime, "time", 0, "stop after this much wall-clock time, e.g. 2h (0: no limit)")
 	fs.StringVar(&o.cfg.Critic, "critic", "analytic", "who writes the reflections: analytic, or llm (the first --llm)")
-	fs.StringVar(&o.resume, "resume", "", "resume the run RUN_ID where it stopped (its stored configuration decides)")
+	fs.StringVar(&o.resume, "resume", "", "resume the run RUN_ID where it stopped: its stored configuration decides, but for where its models are\nserved (--llm SPEC@URL, --llm-base-url, --llm-key-env, --llm-timeout, --llm-retries, the config file's models table)")
 	fs.BoolVar(&o.json, "json", false, "write machine-readable events (JSON lines) on stdout instead of progress")
 	fs.String("config", "", "read flags from a TOML or YAML file")
 	o.storeOptions.register(fs)
@@ -153,7 +168,10 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 			if err := o.llm.check(); err != nil {
 				return err
 			}
-			cfg.LLM = o.llm.settings()
+			if err := o.llm.checkBudget(cfg.MaxCost); err != nil {
+				return err
+			}
+			cfg.LLM, cfg.Endpoints = o.llm.settings(), o.llm.endpoints()
 		}
 		if cfg.Critic == "llm" && len(o.llm.specs) == 0 {
 			return usagef("--critic llm needs a model: --llm PROVIDER:MODEL")
@@ -162,6 +180,9 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		// 0 (or less) asks for none.
 		cfg.LocalRounds, cfg.CrossoverRate = evolve.On(o.localRounds), evolve.On(o.crossoverRate)
 		cfg.LocalStop = evolve.On(o.localStop)
+		if cfg.RobustMargin != 0 && cfg.Objective != pool.Robust {
+			return usagef("--robust-margin is the margin of --objective robust")
+		}
 		cfg = cfg.WithDefaults()
 		if err := cfg.Validate(); err != nil {
 			return usagef("%v", err)
@@ -184,8 +205,31 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		if err := json.Unmarshal(run.Config, &stored); err != nil {
 			return fmt.Errorf("run %s: its configuration does not read: %w", o.resume, err)
 		}
-		o.llm.apply(stored.LLM, stored.Planners)
+		if cfg.Objective != "" && cfg.Objective != stored.Objective {
+			return usagef("--objective %s: run %s was started with objective %s and resumes only under it", cfg.Objective, o.resume, stored.Objective)
+		}
+		if err := o.checkSeeds(stored); err != nil {
+			return err
+		}
+		now := o.llm
+		o.llm.apply(stored.LLM, stored.Planners, stored.Endpoints)
+		changes, err := o.llm.move(&now, stored.LLM)
+		if err != nil {
+			return err
+		}
+		for _, c := range changes {
+			fmt.Fprintf(stderr, "policyevolve evolve: resume: %s\n", c)
+		}
+		cfg.Endpoints = o.llm.endpoints()
+		if len(o.llm.specs) > 0 {
+			if err := o.llm.checkBudget(stored.MaxCost); err != nil {
+				return err
+			}
+		}
 		o.backend = stored.Backend
+	}
+	if len(o.llm.specs) > 0 && cfg.MaxCost == 0 {
+		o.llm.warnUnpriced(stderr)
 	}
 	sb, err := o.sandboxOptions.open(stderr)
 	if err != nil {
@@ -203,11 +247,11 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		defer progress.watchQueue(remote.Stats, progress.queueEvery())()
 	}
 	job.Planner = o.llm.planners(s, &job.Config)
-	job.Critic = func(run string) (critic.Critic, error) {
+	job.Critic = func(run string, gate llm.Gate) (critic.Critic, error) {
 		if job.Config.Critic != "llm" {
 			return nil, nil
 		}
-		client, err := o.llm.client(&planner.LLMRecorder{Store: s, Run: run})
+		client, err := o.llm.client(&planner.LLMRecorder{Store: s, Run: run}, gate)
 		if err != nil {
 			return nil, err
 		}
@@ -233,6 +277,43 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	}
 	if run.Stopped() == store.StopInterrupted {
 		return context.Canceled // exit 130
+	}
+	return nil
+}
+
+// costWords is what a run's LLM calls cost, saying how many had no price
+// (their cost is unknown, not zero).
+func costWords(u store.RunUsage) string {
+	s := fmt.Sprintf("$%.4f", u.Cost)
+	switch {
+	case u.UnpricedCalls > 0 && u.UnpricedCalls == u.LLMCalls:
+		s = "cost unknown (no price for the model)"
+	case u.UnpricedCalls > 0:
+		s += fmt.Sprintf(" + %d calls of unknown cost", u.UnpricedCalls)
+	}
+	return s
+}
+
+// checkSeeds refuses, on a resume, seeds given that are not the run's:
+// the seeds decide what the run does.
+func (o *evolveOptions) checkSeeds(stored evolve.JobConfig) error {
+	if flagGiven(o.llm.fs, "seed") && o.cfg.Seed != stored.Seed {
+		return usagef("--resume: the run's seed cannot change (it is %d)", stored.Seed)
+	}
+	for _, f := range []struct {
+		name, value string
+		stored      []uint64
+	}{{"seeds", o.seeds, stored.EvalSeeds}, {"match-seeds", o.matchSeeds, stored.MatchSeeds}} {
+		if !flagGiven(o.llm.fs, f.name) {
+			continue
+		}
+		seeds, err := parseSeeds(f.value)
+		if err != nil {
+			return usagef("--%s: %v", f.name, err)
+		}
+		if !slices.Equal(slices.Compact(slices.Sorted(slices.Values(seeds))), f.stored) {
+			return usagef("--resume: the run's --%s cannot change (they are %v)", f.name, f.stored)
+		}
 	}
 	return nil
 }
@@ -272,8 +353,8 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 	if run.StopReason != "" {
 		fmt.Fprintf(w, " (%s)", run.StopReason)
 	}
-	fmt.Fprintf(w, " after %d iteration(s); %d planner calls, %d LLM calls, $%.4f, %d episodes, %s\n",
-		run.Iterations, run.Usage.Proposals, run.Usage.LLMCalls, run.Usage.Cost, run.Usage.Episodes,
+	fmt.Fprintf(w, " after %d iteration(s); %d planner calls, %d LLM calls, %s, %d episodes, %s\n",
+		run.Iterations, run.Usage.Proposals, run.Usage.LLMCalls, costWords(run.Usage), run.Usage.Episodes,
 		(time.Duration(run.Usage.WallSeconds) * time.Second).String())
 	if prof != nil && prof.Total() > 0 {
 		fmt.Fprintf(w, "time in this process, summed over workers: %s\n", prof)
@@ -281,7 +362,7 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 	if run.Champion == "" {
 		fmt.Fprintln(w, "no champion yet")
 	} else {
-		fmt.Fprintf(w, "champion %s\n", run.Champion)
+		fmt.Fprintf(w, "champion by %s: %s\n", cfg.Objective, run.Champion)
 		if ev != nil {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "seed\tefficiency\tequality\tsustainability\tpeace\t")

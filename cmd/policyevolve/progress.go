@@ -61,32 +61,48 @@ func (p *evolveProgress) Report(e evolve.Event) {
 	}
 	usage := fmt.Sprintf("%d calls", e.Usage.Proposals)
 	if e.Usage.LLMCalls > 0 {
-		usage += fmt.Sprintf(", %d LLM, $%.3f", e.Usage.LLMCalls, e.Usage.Cost)
+		usage += fmt.Sprintf(", %d LLM, %s", e.Usage.LLMCalls, costWords(e.Usage))
 	}
 	switch e.Kind {
 	case evolve.EventStarted:
-		p.line(fmt.Sprintf("%s: %s", e.Run, e.Message))
+		p.line(fmt.Sprintf("%s: %s, objective %s", e.Run, e.Message, e.Objective))
 	case evolve.EventPhase:
 		p.phase = e.Phase
 		p.describe(fmt.Sprintf("iteration %d/%d %s — %s — %s", e.Iteration+1, total, p.phase, p.best, usage))
 	case evolve.EventCandidate:
 		c := e.Candidate
 		if p.bar == nil && c != nil {
-			fmt.Fprintf(p.w, "  candidate %d: %s %.12s", c.Sample, c.Status, c.Policy)
+			fmt.Fprintf(p.w, "  candidate %d: %s", c.Sample, c.Status)
+			if c.Policy != "" {
+				fmt.Fprintf(p.w, " %.12s", c.Policy)
+			}
 			if c.Status == "promoted" || c.Status == "rejected" {
 				fmt.Fprintf(p.w, " (win rate %.2f, Elo %.0f)", c.WinRate, c.Elo)
 			}
 			if c.Status == "evaluated" || c.Status == "promoted" || c.Status == "rejected" {
 				fmt.Fprintf(p.w, " efficiency %.3f", c.Metrics.Efficiency)
 			}
+			if c.Invasion != nil {
+				fmt.Fprintf(p.w, "; %s", invasionWords(c.Invasion))
+			}
+			if c.Problem != "" {
+				fmt.Fprintf(p.w, ": %s", oneLine(c.Problem, 200))
+			}
 			fmt.Fprintln(p.w)
 		}
 	case evolve.EventIterationDone:
-		if e.Best != nil && e.Champion != "" {
-			p.best = fmt.Sprintf("champion %.8s efficiency %.3f", e.Champion, e.Best.Efficiency)
-			if e.BestElo != 0 {
-				p.best += fmt.Sprintf(" Elo %.0f", e.BestElo)
+		if e.ChampionMetrics != nil && e.Champion != "" {
+			p.best = fmt.Sprintf("champion by %s %.8s efficiency %.3f", e.Objective, e.Champion, e.ChampionMetrics.Efficiency)
+			if e.ChampionElo != 0 {
+				p.best += fmt.Sprintf(" Elo %.0f", e.ChampionElo)
 			}
+		}
+		if b := e.BestCandidate; b != nil && b.Policy != e.Champion && p.bar == nil {
+			fmt.Fprintf(p.w, "  best candidate of the iteration %.8s efficiency %.3f", b.Policy, b.Metrics.Efficiency)
+			if b.Elo != 0 {
+				fmt.Fprintf(p.w, " Elo %.0f", b.Elo)
+			}
+			fmt.Fprintln(p.w)
 		}
 		if p.bar != nil {
 			p.bar.Describe(fmt.Sprintf("iteration %d/%d done — %s — %s", e.Iteration+1, total, p.best, usage))

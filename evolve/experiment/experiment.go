@@ -18,6 +18,7 @@ import (
 	"policyevolve/evolve/arena"
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/planner"
+	"policyevolve/pool"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -58,7 +59,7 @@ type Experiment struct {
 	Store   *store.Store
 	Sandbox *sandbox.Sandbox
 	// Planner builds the planners of a run of cfg (see evolve.Job.Planner).
-	Planner func(cfg evolve.JobConfig) func(spec, run string) (planner.Planner, error)
+	Planner func(cfg evolve.JobConfig) evolve.PlannerFunc
 	// OnJob, when set, is called with each job before it runs, and its
 	// result when the job ends (cmd uses it to let an interrupt stop the
 	// job at a safe point).
@@ -146,7 +147,15 @@ var Baselines = []string{"bfs", "exploit", "coop"}
 // ID names a comparison by what decides its results: the shared
 // configuration, the runs per method and the first seed. Running it
 // again finds its runs by their pool tags (PoolTag).
+//
+// Under the elo objective the id is the one the same comparison had before
+// runs chose an objective (the objective is left out of the hash), so that
+// a comparison stored then is found again with --objective elo.
 func ID(base evolve.JobConfig, runs int, seed uint64) string {
+	if base.Objective == pool.Elo {
+		base.Objective = ""
+	}
+	base.Endpoints = nil // where the models are served decides nothing
 	b, _ := json.Marshal(struct {
 		Base evolve.JobConfig
 		Runs int
@@ -188,7 +197,7 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 	}
 	id := ID(b, e.Runs, e.Seed)
 	report := &Report{ID: id, Env: env.Config, Budget: b.MaxPlannerCalls, Runs: e.Runs, Seeds: b.EvalSeeds, QLearnEpisodes: e.QLearnEpisodes,
-		HeldOutSeeds: e.HeldOut}
+		HeldOutSeeds: e.HeldOut, Objective: b.WithDefaults().Objective}
 	// zero-shot: the first chain method's initial policies.
 	var zero zeroShotRow
 	for _, m := range e.Methods {

@@ -8,10 +8,10 @@ import (
 	"policyevolve/pool"
 )
 
-// TestParentOrder: with bestFirst, each Pareto front is ordered by
-// self-play efficiency, best first; without, in the order drawn from the
-// seed (which, for this seed, does not put the best first); fronts stay in
-// rank order either way.
+// TestParentOrder: with a score, each Pareto front is ordered by it,
+// best first; without, in the order drawn from the seed (which, for this
+// seed, does not put the best first); fronts stay in rank order either
+// way.
 func TestParentOrder(t *testing.T) {
 	// a, b, c trade efficiency against equality: one front. d is
 	// dominated by c.
@@ -23,8 +23,8 @@ func TestParentOrder(t *testing.T) {
 	}
 	const seed = 1
 	t.Logf("seed: %d", seed)
-	shuffled := ParentOrder(sources, rand.New(rand.NewPCG(seed, 0)), false)
-	best := ParentOrder(sources, rand.New(rand.NewPCG(seed, 0)), true)
+	shuffled := ParentOrder(sources, rand.New(rand.NewPCG(seed, 0)), nil)
+	best := ParentOrder(sources, rand.New(rand.NewPCG(seed, 0)), func(m pool.Member) float64 { return m.Efficiency })
 	if want := []string{"b", "c", "a", "d"}; !slices.Equal(best, want) {
 		t.Errorf("best first: %v, want %v", best, want)
 	}

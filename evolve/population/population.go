@@ -29,9 +29,10 @@ type Config struct {
 	// LocalStop ends a candidate's refinement after that many rounds in
 	// a row that did not improve it (0: all LocalRounds rounds).
 	LocalStop int
-	// BestFirst orders each Pareto front of parents by self-play
-	// efficiency, best first (ties in the seeded order); else the seeded
-	// order alone.
+	// BestFirst orders each Pareto front of parents best first by the
+	// objective (ties in the seeded order): self-play efficiency under
+	// welfare and robust, the rating under elo; else the seeded order
+	// alone.
 	BestFirst bool
 	// Planners are the specs of the planners; with several, a UCB1 bandit
 	// picks each candidate's.
@@ -39,6 +40,12 @@ type Config struct {
 	Pool     pool.Config
 	// Invasion makes invasion resistance a parent-selection objective.
 	Invasion bool
+	// Objective decides who is promoted (pool.Admit: the arena's
+	// Objective decides what a game counts) and who is champion:
+	// docs/objectives.md. RobustMargin is the margin of the robust
+	// objective's invasion test (pool.Resists).
+	Objective    pool.Objective
+	RobustMargin float64
 	// MatchSeeds are the seeds of each candidate's matches.
 	MatchSeeds []uint64
 	// PlannerConcurrency bounds the candidates proposed at once.
@@ -71,8 +78,8 @@ func (m *Mode) Plan(ctx context.Context, it *store.Iteration) (bool, error) {
 	if len(it.Plan) > 0 {
 		return true, nil
 	}
-	if reason := m.run.Budget(store.RunUsage{}); reason != "" {
-		return false, nil
+	if reason, err := m.run.Budget(store.RunUsage{}); err != nil || reason != "" {
+		return false, err
 	}
 	return true, m.plan(ctx, it)
 }
@@ -164,7 +171,14 @@ func (m *Mode) plan(ctx context.Context, it *store.Iteration) error {
 		}
 	}
 	rng := rand.New(rand.NewPCG(m.run.SeedFor("plan", it.Index), 0))
-	order := ParentOrder(sources, rng, m.cfg.BestFirst)
+	var by func(pool.Member) float64
+	if m.cfg.BestFirst {
+		by = func(mb pool.Member) float64 { return mb.Efficiency }
+		if m.cfg.Objective.OrElo() == pool.Elo {
+			by = func(mb pool.Member) float64 { return mb.Elo }
+		}
+	}
+	order := ParentOrder(sources, rng, by)
 	picks, err := m.pickPlanners(it.Index, m.cfg.Candidates)
 	if err != nil {
 		return err
@@ -199,9 +213,9 @@ func (m *Mode) plan(ctx context.Context, it *store.Iteration) error {
 
 // ParentOrder orders the sources for parent picking: front by front
 // (pool.SelectionFronts), each front in an order drawn from rng (over the
-// ids sorted) and, with bestFirst, then by self-play efficiency, best
-// first (the drawn order breaking ties).
-func ParentOrder(sources []pool.Member, rng *rand.Rand, bestFirst bool) []string {
+// ids sorted) and, when by is not nil, then by by's score, highest first
+// (the drawn order breaking ties).
+func ParentOrder(sources []pool.Member, rng *rand.Rand, by func(pool.Member) float64) []string {
 	var order []string
 	for _, front := range pool.SelectionFronts(sources) {
 		ms := make([]pool.Member, len(front))
@@ -210,8 +224,8 @@ func ParentOrder(sources []pool.Member, rng *rand.Rand, bestFirst bool) []string
 		}
 		sort.Slice(ms, func(a, b int) bool { return ms[a].ID < ms[b].ID })
 		rng.Shuffle(len(ms), func(a, b int) { ms[a], ms[b] = ms[b], ms[a] })
-		if bestFirst {
-			sort.SliceStable(ms, func(a, b int) bool { return ms[a].Efficiency > ms[b].Efficiency })
+		if by != nil {
+			sort.SliceStable(ms, func(a, b int) bool { return by(ms[a]) > by(ms[b]) })
 		}
 		for _, mb := range ms {
 			order = append(order, mb.ID)
@@ -332,6 +346,11 @@ func (m *Mode) proposeAll(ctx context.Context, it *store.Iteration) error {
 			break
 		}
 		g.Go(func() error {
+			// Go waits for room: the job may have been asked to stop
+			// meanwhile, and then no new candidate starts.
+			if m.run.Stopping() {
+				return nil
+			}
 			c, err := m.proposeOne(gctx, it, pc)
 			if err != nil {
 				return err
@@ -359,7 +378,9 @@ func (m *Mode) proposeAll(ctx context.Context, it *store.Iteration) error {
 // and returns its record (the best local version as its policy).
 func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.PlannedCandidate) (*store.Candidate, error) {
 	c := &store.Candidate{Sample: pc.Sample}
-	if reason := m.run.Budget(store.RunUsage{}); reason != "" {
+	if reason, err := m.run.Budget(store.RunUsage{}); err != nil {
+		return nil, err
+	} else if reason != "" {
 		c.Status, c.Problem = store.CandidateSkipped, reason
 		return c, nil
 	}
@@ -394,7 +415,12 @@ func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.Pla
 	}
 	flat := 0 // rounds in a row that did not improve the candidate
 	for round := 1; round <= m.cfg.LocalRounds; round++ {
-		if best.Status != store.StatusOK || m.run.Stopping() || m.run.Budget(c.Usage) != "" {
+		if best.Status != store.StatusOK || m.run.Stopping() {
+			break
+		}
+		if reason, err := m.run.Budget(c.Usage); err != nil {
+			return nil, err
+		} else if reason != "" {
 			break
 		}
 		if m.cfg.LocalStop > 0 && flat >= m.cfg.LocalStop {
@@ -499,6 +525,11 @@ func (m *Mode) challengeAll(ctx context.Context, it *store.Iteration) error {
 		return err
 	}
 	slices.SortFunc(it.Candidates, func(a, b store.Candidate) int { return a.Sample - b.Sample })
+	if m.cfg.Objective == pool.Robust {
+		if err := m.invasionTests(ctx, it); err != nil {
+			return err
+		}
+	}
 	for k := range it.Candidates {
 		c := &it.Candidates[k]
 		if c.Status != store.CandidateEvaluated {
@@ -508,9 +539,9 @@ func (m *Mode) challengeAll(ctx context.Context, it *store.Iteration) error {
 		if err != nil {
 			return err
 		}
-		c.WinRate, c.Games, c.Elo = rep.WinRate(), rep.Games, rep.Elo
+		c.WinRate, c.Games, c.Elo = rep.WinRate(), len(rep.Games), rep.Elo
 		c.Status = store.CandidateRejected
-		if pool.Promote(c.WinRate, true, m.cfg.Pool.PromoteThreshold) {
+		if pool.Admit(m.cfg.Objective, c.WinRate, true, c.Invasion != nil && c.Invasion.Resists, m.cfg.Pool.PromoteThreshold) {
 			if err := m.run.Store().Update(func(tx *store.Tx) error {
 				return tx.AddMember(&store.Member{Policy: c.Policy, Pool: a.GlobalPool(), Reason: "promoted"})
 			}); err != nil {
@@ -533,14 +564,49 @@ func (m *Mode) challengeAll(ctx context.Context, it *store.Iteration) error {
 	return m.run.Save(it)
 }
 
-// Champion is the run's best policy: among its candidates in the global
-// pool, the highest rated; else the best self-play efficiency among its
-// evaluated candidates.
+// invasionTests gives every evaluated candidate of the iteration that has
+// none its invasion test (the robust objective): one agent of each member
+// of the global pool among its own, on the match seeds. All are made
+// against the pool as it is before any of the iteration's promotions, and
+// stored before any, so that a resumed iteration finds the same verdicts.
+func (m *Mode) invasionTests(ctx context.Context, it *store.Iteration) error {
+	a := m.run.Arena()
+	members, err := a.Members(ctx)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(members))
+	for i, mb := range members {
+		ids[i] = mb.ID
+	}
+	sort.Strings(ids)
+	tested := false
+	for k := range it.Candidates {
+		c := &it.Candidates[k]
+		if c.Status != store.CandidateEvaluated || c.Invasion != nil {
+			continue
+		}
+		inv, err := a.InvasionTest(ctx, c.Policy, ids)
+		if err != nil {
+			return err
+		}
+		inv.Resists = pool.Resists(inv.Gain, inv.Residents, m.cfg.RobustMargin)
+		c.Invasion, tested = &inv, true
+	}
+	if !tested {
+		return nil
+	}
+	return m.run.Save(it)
+}
+
+// Champion is the run's best policy under the objective (pool.Champion)
+// among its candidates that were evaluated and challenged the pool: under
+// elo the highest rated of those in the global pool, else the best in
+// self-play; under welfare the best in self-play; under robust the best in
+// self-play among those that resisted invasion, else the least invaded.
 func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champion, error) {
-	var best string
-	var bestM store.Metrics
-	bestElo, bestEff := math.Inf(-1), math.Inf(-1)
-	inPool := false
+	var cs []store.Candidate
+	var es []pool.Entrant
 	gp := m.run.Arena().GlobalPool()
 	err := m.run.Store().View(func(tx *store.Tx) error {
 		its, err := tx.Iterations(m.run.ID())
@@ -568,13 +634,11 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 				ik = *it
 			}
 			for _, c := range ik.Candidates {
-				switch {
-				case c.Policy == "" || (c.Status != store.CandidatePromoted && c.Status != store.CandidateRejected):
-				case member[c.Policy] && (!inPool || elo[c.Policy] > bestElo || (elo[c.Policy] == bestElo && c.Policy < best)):
-					best, bestM, bestElo, inPool = c.Policy, c.Metrics, elo[c.Policy], true
-				case !inPool && c.Metrics.Efficiency > bestEff:
-					best, bestM, bestEff = c.Policy, c.Metrics, c.Metrics.Efficiency
+				if c.Policy == "" || (c.Status != store.CandidatePromoted && c.Status != store.CandidateRejected) {
+					continue
 				}
+				cs = append(cs, c)
+				es = append(es, search.Entrant(c, member[c.Policy], elo[c.Policy]))
 			}
 		}
 		return nil
@@ -582,11 +646,13 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 	if err != nil {
 		return search.Champion{}, err
 	}
-	if !inPool {
-		bestElo = 0
-	}
-	if best == "" {
+	best := pool.Champion(m.cfg.Objective, es)
+	if best < 0 {
 		return search.Champion{}, nil
 	}
-	return search.Champion{Policy: best, Metrics: bestM, Elo: bestElo}, nil
+	ch := search.Champion{Policy: cs[best].Policy, Metrics: cs[best].Metrics}
+	if es[best].Member {
+		ch.Elo = es[best].Elo
+	}
+	return ch, nil
 }

@@ -3,8 +3,10 @@ package search
 import (
 	"context"
 	"errors"
+	"math"
 
 	"policyevolve/evolve/planner"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -12,8 +14,9 @@ import (
 // r and evaluates it in self-play, storing the candidate's record after
 // each step: the step of a chain, and of GEPA under a candidate's
 // guidance. A candidate already proposed is only evaluated; one settled
-// is only reported.
-func Single(ctx context.Context, run Run, it *store.Iteration, r Request) error {
+// is only reported. false: the run's budget did not admit the
+// candidate's first call, and nothing was proposed (the run stops).
+func Single(ctx context.Context, run Run, it *store.Iteration, r Request) (bool, error) {
 	pc := it.Plan[0]
 	c := it.Candidate(0)
 	a := run.Arena()
@@ -22,7 +25,10 @@ func Single(ctx context.Context, run Run, it *store.Iteration, r Request) error 
 		run.Phase(it.Index, "propose")
 		out, err := run.Propose(ctx, it, pc, 0, r)
 		if err != nil {
-			return err
+			return false, err
+		}
+		if out.Stopped != nil && len(out.Attempts) == 0 {
+			return false, nil
 		}
 		nc := store.Candidate{Sample: 0, Attempts: len(out.Attempts), Usage: OutcomeUsage(out), Status: store.CandidateProposed}
 		CountRefusals(&nc, out)
@@ -34,18 +40,18 @@ func Single(ctx context.Context, run Run, it *store.Iteration, r Request) error 
 		it.SetCandidate(nc)
 		it.Usage.Add(nc.Usage)
 		if err := run.Save(it); err != nil {
-			return err
+			return false, err
 		}
 		c = it.Candidate(0)
 	}
 	if c.Status != store.CandidateProposed {
 		run.Settled(it.Index, c)
-		return nil
+		return true, nil
 	}
 	run.Phase(it.Index, "evaluate")
 	ev, err := a.Evaluate(ctx, c.Policy)
 	if err != nil {
-		return err
+		return false, err
 	}
 	it.Usage.Episodes += a.Episodes() - before
 	c.Metrics, c.Status = ev.Mean, store.CandidateEvaluated
@@ -54,10 +60,28 @@ func Single(ctx context.Context, run Run, it *store.Iteration, r Request) error 
 		CountFailures(c, ev)
 	}
 	if err := run.Save(it); err != nil {
-		return err
+		return false, err
 	}
 	run.Settled(it.Index, c)
-	return nil
+	return true, nil
+}
+
+// Entrant is a settled candidate as the champion rule (pool.Champion)
+// sees it, given whether it is a member of the global pool and its rating
+// there.
+func Entrant(c store.Candidate, member bool, elo float64) pool.Entrant {
+	e := pool.Entrant{ID: c.Policy, Member: member, Elo: elo, Welfare: c.Metrics.Efficiency}
+	if inv := c.Invasion; inv != nil {
+		e.Resists = inv.Resists
+		switch {
+		case inv.Gain <= 0:
+		case inv.Residents == 0:
+			e.Invaded = math.Inf(1)
+		default:
+			e.Invaded = inv.Gain / math.Abs(inv.Residents)
+		}
+	}
+	return e
 }
 
 // OutcomeUsage is what a request cost, as a candidate records it.
@@ -74,9 +98,12 @@ func UsageOf(proposals int, u planner.Usage) store.RunUsage {
 		OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens, Cost: u.Cost}
 }
 
-// Refusal describes a request none of whose attempts passed: duplicate or
-// refused.
+// Refusal describes a request none of whose attempts passed: skipped (the
+// run's budget did not admit its first call), duplicate or refused.
 func Refusal(out *planner.Outcome) (status, problem string) {
+	if out.Stopped != nil && len(out.Attempts) == 0 {
+		return store.CandidateSkipped, out.Stopped.Error()
+	}
 	p := out.Problem()
 	if p == nil {
 		return store.CandidateRefused, "no proposal"
