@@ -47,12 +47,17 @@ var (
 	bIterations  = []byte("iterations")  // run NUL big-endian iteration → Iteration
 	bAdmissions  = []byte("admissions")  // policy id NUL game → Admission
 	bComparisons = []byte("comparisons") // comparison id → Comparison
-	allBuckets   = [][]byte{bMeta, bPolicies, bEvaluations, bMatches, bRatings, bPools, bRuns, bCritiques, bLLMCalls, bLLMKeys,
-		bIterations, bAdmissions, bComparisons}
+	// allBuckets: those of schema 1's first release, then those added
+	// to schema 1 later (a writable open creates them).
+	allBuckets = [][]byte{bMeta, bPolicies, bEvaluations, bMatches, bRatings, bPools, bRuns, bCritiques, bLLMCalls,
+		bLLMKeys, bIterations, bAdmissions, bComparisons}
 	kSchema = []byte("schema")
 	kApp    = []byte("app")
 	appName = []byte("policyevolve")
 )
+
+// schema1Buckets is how many of allBuckets every store has.
+const schema1Buckets = 9
 
 // migrations[v] upgrades a store of schema v to v+1, inside the one
 // transaction that runs all pending migrations.
@@ -72,11 +77,10 @@ type Options struct {
 // operations (see the package documentation); it is safe for concurrent
 // use.
 type Store struct {
-	path     string
-	opt      Options
-	mu       sync.RWMutex // one writer or many readers of this process at a time
-	busy     atomic.Int64 // nanoseconds spent in transactions, waits for the lock included
-	creating bool         // only Open may create the file
+	path string
+	opt  Options
+	mu   sync.RWMutex // one writer or many readers of this process at a time
+	busy atomic.Int64 // nanoseconds spent in transactions, waits for the lock included
 }
 
 // DefaultPath is the store used when neither --store nor
@@ -85,7 +89,8 @@ const DefaultPath = "policyevolve.db"
 
 // Open opens the store at path, creating it (unless ReadOnly) and bringing
 // its schema up to date. A file that is not a policyevolve store is an
-// error wrapping ErrNotStore and is not modified.
+// error wrapping ErrNotStore, a damaged one an error wrapping ErrDamaged
+// (an empty file is both); neither is modified.
 func Open(path string, opt Options) (*Store, error) {
 	if opt.Timeout <= 0 {
 		opt.Timeout = 10 * time.Second
@@ -96,62 +101,125 @@ func Open(path string, opt Options) (*Store, error) {
 		path = real
 	}
 	s := &Store{path: path, opt: opt}
-	st, err := os.Stat(path)
+	_, err := os.Stat(path)
 	switch {
 	case err != nil && (opt.ReadOnly || !errors.Is(err, os.ErrNotExist)):
 		return nil, fmt.Errorf("open store: %w", err)
-	case err == nil && st.Size() > 0:
+	case err == nil:
 		// An existing file is identified read-only first: a writable open
 		// of a foreign bbolt file could already write to it (bbolt syncs
 		// some freelists when it opens).
 		if err := s.view(func(tx *bolt.Tx) error { return identify(tx, !opt.ReadOnly) }); err != nil {
 			return nil, err
 		}
+	default:
+		if err := s.create(); err != nil {
+			return nil, err
+		}
 	}
 	if opt.ReadOnly {
 		return s, nil
 	}
-	s.creating = true
-	defer func() { s.creating = false }()
+	// No write may land in a damaged store (bbolt would build on its
+	// damaged pages): a store opened for writing has its pages walked
+	// first (about a second per GB), and is written to only when its
+	// schema needs it.
+	if err == nil {
+		if err := s.walk(); err != nil {
+			return nil, err
+		}
+	}
+	current := false
+	if err := s.view(func(tx *bolt.Tx) error {
+		current = checkSchema(tx, false) == nil && allBucketsThere(tx)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if current {
+		return s, nil
+	}
 	return s, s.update(initSchema)
+}
+
+// walk checks the store's pages (walkFile) while no process writes; its
+// error is a DamageError naming the first problem.
+func (s *Store) walk() error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	leave, err := s.enter(false)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	problems, err := walkFile(s.path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("open store: %w", err)
+	case len(problems) == 1:
+		return &DamageError{Path: s.path, Problem: problems[0]}
+	case len(problems) > 1:
+		return &DamageError{Path: s.path, Problem: fmt.Sprintf("%s, and %d more problems", problems[0], len(problems)-1)}
+	}
+	return nil
+}
+
+// allBucketsThere says whether the store has every bucket of its schema.
+func allBucketsThere(tx *bolt.Tx) bool {
+	for _, name := range allBuckets {
+		if tx.Bucket(name) == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Path is the store's file.
 func (s *Store) Path() string { return s.path }
 
-// open opens the bbolt file for one transaction. It retries when the file
-// was replaced (by Compact) between opening and locking it, so that no
-// write lands in an orphaned file.
-func (s *Store) open(readOnly bool) (*bolt.DB, error) {
+// open opens the bbolt file for one transaction. It never creates the
+// file (see create), checks the file's meta pages and size before bbolt
+// reads them (see precheck), and retries when the file was replaced (by
+// Compact) between opening and locking it, so that no write lands in an
+// orphaned file. *f is the file bbolt has open (see withDB).
+func (s *Store) open(readOnly bool, f **os.File) (*bolt.DB, error) {
 	start := time.Now()
 	for {
-		var f *os.File
+		*f = nil
 		opts := &bolt.Options{
 			Timeout:  s.opt.Timeout,
 			ReadOnly: readOnly,
 			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
-				if !s.creating {
-					flag &^= os.O_CREATE // a store that vanished is an error, not a new store
+				// A store that vanished is an error, not a new store.
+				file, err := os.OpenFile(name, flag&^os.O_CREATE, perm)
+				if err != nil {
+					return nil, err
 				}
-				var err error
-				f, err = os.OpenFile(name, flag, perm)
-				return f, err
+				if err := precheck(file); err != nil {
+					file.Close()
+					return nil, err
+				}
+				*f = file
+				return file, nil
 			},
 		}
 		db, err := bolt.Open(s.path, 0o644, opts)
 		if err != nil {
+			var d *DamageError
 			switch {
+			case errors.As(err, &d):
+				return nil, err
 			case errors.Is(err, berrors.ErrTimeout):
 				return nil, fmt.Errorf("%w: %s held by another process for over %v", ErrBusy, s.path, s.opt.Timeout)
 			case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum),
 				strings.Contains(err.Error(), "invalid database"), strings.Contains(err.Error(), "file size too small"):
-				return nil, fmt.Errorf("%w: %s: %v", ErrNotStore, s.path, err)
+				return nil, &DamageError{Path: s.path, Problem: fmt.Sprintf("not a policyevolve store: %v", err), Err: ErrNotStore}
 			case errors.Is(err, os.ErrNotExist):
 				return nil, fmt.Errorf("store %s: the file is gone (moved or deleted while in use)", s.path)
 			}
 			return nil, fmt.Errorf("open store %s: %w", s.path, err)
 		}
-		locked, err1 := f.Stat()
+		locked, err1 := (*f).Stat()
 		named, err2 := os.Stat(s.path)
 		if err1 == nil && err2 == nil && os.SameFile(locked, named) {
 			return db, nil
@@ -164,6 +232,44 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// withDB opens the store's file with bbolt for fn and closes it. When
+// bbolt panics (on damaged pages; see guarded), the DB is closed all the
+// same — its mapping of the file holds the file's lock — but without
+// waiting more than a few seconds, in case the panic left one of bbolt's
+// own locks held; the file is closed in any case.
+func (s *Store) withDB(readOnly bool, fn func(*bolt.DB) error) (err error) {
+	var f *os.File
+	var db *bolt.DB
+	defer func() {
+		if r := recover(); r != nil {
+			if db != nil {
+				closed := make(chan struct{})
+				go func() {
+					db.Close()
+					close(closed)
+				}()
+				select {
+				case <-closed:
+				case <-time.After(5 * time.Second):
+				}
+			}
+			if f != nil {
+				f.Close()
+			}
+			panic(r)
+		}
+	}()
+	db, err = s.open(readOnly, &f)
+	if err != nil {
+		return err
+	}
+	err = fn(db)
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close store: %w", cerr)
+	}
+	return err
 }
 
 // Tx is one transaction. Its methods copy data out: nothing they return
@@ -180,6 +286,9 @@ func (s *Store) View(fn func(*Tx) error) error {
 		if err := checkSchema(b, false); err != nil {
 			return err
 		}
+		if err := checkBuckets(b); err != nil {
+			return err
+		}
 		return fn(&Tx{b})
 	})
 }
@@ -191,8 +300,23 @@ func (s *Store) Update(fn func(*Tx) error) error {
 		if err := checkSchema(b, false); err != nil {
 			return err
 		}
+		if err := checkBuckets(b); err != nil {
+			return err
+		}
 		return fn(&Tx{b})
 	})
+}
+
+// checkBuckets makes sure the buckets of schema 1 are there (those added
+// later may be missing from a store opened read-only): without them the
+// store is damaged.
+func checkBuckets(tx *bolt.Tx) error {
+	for _, name := range allBuckets[:schema1Buckets] {
+		if tx.Bucket(name) == nil {
+			return damaged("the %s bucket is missing", name)
+		}
+	}
+	return nil
 }
 
 // Busy is the time this Store's transactions have taken so far, waits
@@ -214,12 +338,9 @@ func (s *Store) view(fn func(*bolt.Tx) error) error {
 		return err
 	}
 	defer leave()
-	db, err := s.open(true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return db.View(fn)
+	return s.guarded(func() error {
+		return s.withDB(true, func(db *bolt.DB) error { return db.View(fn) })
+	})
 }
 
 func (s *Store) update(fn func(*bolt.Tx) error) error {
@@ -234,15 +355,53 @@ func (s *Store) update(fn func(*bolt.Tx) error) error {
 		return err
 	}
 	defer leave()
-	db, err := s.open(false)
+	return s.guarded(func() error {
+		return s.withDB(false, func(db *bolt.DB) error { return db.Update(fn) })
+	})
+}
+
+// create makes a new store at the store's path, whole or not at all: it
+// is written beside it, then renamed into place, so that a process killed
+// while creating it leaves no empty or half-made store behind. Another
+// process that created the store meanwhile wins.
+func (s *Store) create() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	leave, err := s.enter(true)
 	if err != nil {
 		return err
 	}
-	err = db.Update(fn)
-	if cerr := db.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("close store: %w", cerr)
+	defer leave()
+	if _, err := os.Stat(s.path); err == nil {
+		return nil
 	}
-	return err
+	tmp := s.path + ".new" // ours alone while we hold the lock
+	os.Remove(tmp)
+	db, err := bolt.Open(tmp, 0o644, &bolt.Options{Timeout: s.opt.Timeout})
+	if err != nil {
+		return fmt.Errorf("create store %s: %w", s.path, err)
+	}
+	err = db.Update(initSchema)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, s.path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("create store %s: %w", s.path, err)
+	}
+	syncDir(s.path)
+	return nil
+}
+
+// syncDir makes a rename in path's folder durable.
+func syncDir(path string) {
+	if dir, err := os.Open(filepath.Dir(path)); err == nil {
+		dir.Sync()
+		dir.Close()
+	}
 }
 
 func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }

@@ -33,7 +33,7 @@ func get(b *bolt.Bucket, key []byte, v any) error {
 		return ErrNotFound
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("corrupt record %q: %w", key, err)
+		return damaged("record %q does not decode: %v", key, err)
 	}
 	return nil
 }
@@ -48,7 +48,7 @@ func each[T any](b *bolt.Bucket, prefix []byte, fn func(k []byte, v *T) error) e
 		}
 		v := new(T)
 		if err := json.Unmarshal(data, v); err != nil {
-			return fmt.Errorf("corrupt record %q: %w", k, err)
+			return damaged("record %q does not decode: %v", k, err)
 		}
 		if err := fn(k, v); err != nil {
 			return err
