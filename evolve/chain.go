@@ -34,7 +34,9 @@ func (j *Job) chain(ctx context.Context) error {
 		}
 		j.emit(Event{Kind: EventIteration, Iteration: i})
 		if c := candidate(it, 0); c == nil || c.Status == store.CandidateProposed {
-			if reason := j.budgetNow(); reason != "" && c == nil {
+			if reason, err := j.budgetNow(); err != nil {
+				return err
+			} else if reason != "" && c == nil {
 				return nil
 			}
 			r := request{op: it.Plan[0].Operator}

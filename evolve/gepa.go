@@ -44,8 +44,8 @@ func (j *Job) gepa(ctx context.Context) error {
 			return err
 		}
 		if it.Prompt == nil {
-			if j.gepaBudget(i) != "" {
-				return nil
+			if reason, err := j.gepaBudget(i); err != nil || reason != "" {
+				return err
 			}
 			if err := j.gepaPlan(it, spec); err != nil {
 				return err
@@ -83,10 +83,10 @@ func (j *Job) gepa(ctx context.Context) error {
 // gepaBudget is budgetNow, and after the seed candidate it also stops
 // when fewer than two planner calls are left: a reflection is worth
 // nothing without the policy it leads to.
-func (j *Job) gepaBudget(i int) string {
-	reason := j.budgetNow()
-	if reason != "" || i == 0 || j.Config.MaxPlannerCalls <= 0 {
-		return reason
+func (j *Job) gepaBudget(i int) (string, error) {
+	reason, err := j.budgetNow()
+	if err != nil || reason != "" || i == 0 || j.Config.MaxPlannerCalls <= 0 {
+		return reason, err
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -97,7 +97,7 @@ func (j *Job) gepaBudget(i int) string {
 			j.run.StopReason = reason
 		}
 	}
-	return reason
+	return reason, nil
 }
 
 // gepaPlan stores the iteration's plan: its candidate, and the parent it
@@ -201,8 +201,8 @@ func (j *Job) gepaWrite(ctx context.Context, base GuidedPlanner, it *store.Itera
 			j.emit(Event{Kind: EventCandidate, Iteration: it.Index, Candidate: &c})
 			return j.saveIteration(it)
 		}
-		if j.budgetNow() != "" {
-			return nil
+		if reason, err := j.budgetNow(); err != nil || reason != "" {
+			return err
 		}
 	}
 	guided, err := base.Guide(it.Prompt.Guidance)

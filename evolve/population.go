@@ -2,6 +2,7 @@ package evolve
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -28,8 +29,8 @@ func (j *Job) population(ctx context.Context) error {
 			return err
 		}
 		if len(it.Plan) == 0 {
-			if reason := j.budgetNow(); reason != "" {
-				return nil
+			if reason, err := j.budgetNow(); err != nil || reason != "" {
+				return err
 			}
 			if err := j.plan(ctx, it); err != nil {
 				return err
@@ -306,7 +307,9 @@ func (j *Job) proposeAll(ctx context.Context, it *store.Iteration) error {
 // and returns its record (the best local version as its policy).
 func (j *Job) proposeOne(ctx context.Context, it *store.Iteration, pc store.PlannedCandidate, mu *sync.Mutex) (*store.Candidate, error) {
 	c := &store.Candidate{Sample: pc.Sample}
-	if reason := j.budgetNow(); reason != "" {
+	if reason, err := j.budgetNow(); err != nil {
+		return nil, err
+	} else if reason != "" {
 		c.Status, c.Problem = store.CandidateSkipped, reason
 		return c, nil
 	}
@@ -339,7 +342,12 @@ func (j *Job) proposeOne(ctx context.Context, it *store.Iteration, pc store.Plan
 		return nil, err
 	}
 	for round := 1; round <= j.Config.LocalRounds; round++ {
-		if best.Status != store.StatusOK || j.stop.Load() || j.budgetWith(c.Usage) != "" {
+		if best.Status != store.StatusOK || j.stop.Load() {
+			break
+		}
+		if reason, err := j.budgetWith(c.Usage); err != nil {
+			return nil, err
+		} else if reason != "" {
 			break
 		}
 		out, err := j.propose(ctx, it, pc, pc.Sample+1000*round, request{op: OpImprove, parent: c.Policy})
@@ -371,17 +379,19 @@ func (j *Job) proposeOne(ctx context.Context, it *store.Iteration, pc store.Plan
 }
 
 // budgetNow checks the budgets against the usage as stored now; a budget
-// reached stops the run after the iteration.
-func (j *Job) budgetNow() string { return j.budgetWith(store.RunUsage{}) }
+// reached stops the run after the iteration. Its error (the usage could
+// not be read) stops the run: a budget that cannot be checked is not
+// taken for one that is not reached.
+func (j *Job) budgetNow() (string, error) { return j.budgetWith(store.RunUsage{}) }
 
 // budgetWith is budgetNow counting also pending, the usage of work in
 // hand that is not stored yet (a candidate between its local rounds).
 // Candidates proposed at once (--planner-concurrency) do not see each
 // other's pending calls, so they may overshoot a budget by one request
 // each.
-func (j *Job) budgetWith(pending store.RunUsage) string {
+func (j *Job) budgetWith(pending store.RunUsage) (string, error) {
 	if err := j.refreshUsage(); err != nil {
-		return ""
+		return "", fmt.Errorf("check the budgets: %w", err)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -392,7 +402,7 @@ func (j *Job) budgetWith(pending store.RunUsage) string {
 	if reason != "" && j.run.StopReason == "" {
 		j.run.StopReason = reason
 	}
-	return reason
+	return reason, nil
 }
 
 // localPool adds a version to the iteration's local pool.
