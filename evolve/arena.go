@@ -485,11 +485,7 @@ func (a *Arena) Rate(ctx context.Context, candidate string, opponents []string, 
 		if !commit {
 			return nil
 		}
-		pools, err := tx.PoolsOf(candidate)
-		if err != nil {
-			return err
-		}
-		if !slices.Contains(pools, gp) {
+		if !tx.InPool(gp, candidate) {
 			return fmt.Errorf("rate %.12s: not a member of %s", candidate, gp)
 		}
 		for _, id := range slices.Sorted(maps.Keys(ratings)) {

@@ -55,6 +55,9 @@ type Job struct {
 	dedupe   *dedupe
 	mu       sync.Mutex // guards run and started: candidates are proposed concurrently
 	run      *store.Run
+	history  runHistory // the run's past, read once (history.go)
+	ledger   ledger
+	matches  matchBook
 	started  time.Time
 	stop     atomic.Bool
 	profile  *Profile
@@ -128,6 +131,7 @@ func (j *Job) open(ctx context.Context) error {
 		return err
 	}
 	j.env = env
+	j.matches.env = env.Config
 	j.profile = NewProfile(j.Store)
 	j.arena = &Arena{Profile: j.profile, Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
 		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Workers: j.Config.Workers, Log: j.Log,
@@ -241,7 +245,7 @@ func (j *Job) saveRun() error {
 // iterations, LLM calls, tokens and cost from the ledger (which counts a
 // call once, however often it was found again).
 func (j *Job) tally(tx *store.Tx) error {
-	its, err := tx.Iterations(j.run.ID)
+	its, err := j.history.iterations(tx, j.run.ID)
 	if err != nil {
 		return err
 	}
@@ -251,18 +255,12 @@ func (j *Job) tally(tx *store.Tx) error {
 		u.Proposals += it.Usage.Proposals
 		u.Episodes += it.Usage.Episodes
 	}
-	calls, err := tx.LLMCalls(j.run.ID)
+	calls, err := j.ledger.read(tx, j.run.ID)
 	if err != nil {
 		return err
 	}
-	u.LLMCalls, u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.Cost = 0, 0, 0, 0, 0
-	for _, c := range calls {
-		u.LLMCalls++
-		u.InputTokens += c.TokensIn
-		u.OutputTokens += c.TokensOut
-		u.ReasoningTokens += c.TokensReasoning
-		u.Cost += c.Cost
-	}
+	u.LLMCalls, u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.Cost =
+		calls.LLMCalls, calls.InputTokens, calls.OutputTokens, calls.ReasoningTokens, calls.Cost
 	return nil
 }
 

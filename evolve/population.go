@@ -91,7 +91,7 @@ func (j *Job) plan(ctx context.Context, it *store.Iteration) error {
 				sources = append(sources, m)
 			}
 		}
-		its, err := tx.Iterations(j.RunID)
+		its, err := j.history.iterations(tx, j.RunID)
 		if err != nil {
 			return err
 		}
@@ -179,29 +179,13 @@ func (j *Job) exploitability(members, against []pool.Member) error {
 	for _, m := range against {
 		in[m.ID] = true
 	}
-	return j.Store.View(func(tx *store.Tx) error {
-		for i := range members {
-			ms, err := tx.MatchesOf(members[i].ID)
-			if err != nil {
-				return err
-			}
-			worst := 0.0
-			for _, m := range ms {
-				if m.Env != j.env.Config {
-					continue
-				}
-				mine, theirs, other := m.ScoreA, m.ScoreB, m.B
-				if m.B == members[i].ID {
-					mine, theirs, other = m.ScoreB, m.ScoreA, m.A
-				}
-				if in[other] && other != members[i].ID && theirs-mine > worst {
-					worst = theirs - mine
-				}
-			}
-			members[i].Exploitability = worst
-		}
-		return nil
-	})
+	if err := j.Store.View(func(tx *store.Tx) error { return j.matches.update(tx) }); err != nil {
+		return err
+	}
+	for i := range members {
+		members[i].Exploitability = j.matches.exploitability(members[i].ID, in)
+	}
+	return nil
 }
 
 // pickPlanners chooses each candidate's planner: the only one, or by a
@@ -220,10 +204,13 @@ func (j *Job) pickPlanners(iteration, n int) ([]string, error) {
 	pulls := map[string]float64{}
 	wins := map[string]float64{}
 	err := j.Store.View(func(tx *store.Tx) error {
-		for k := 0; k < iteration; k++ {
-			it, err := tx.Iteration(j.RunID, k)
-			if err != nil {
-				return err
+		its, err := j.history.iterations(tx, j.RunID)
+		if err != nil {
+			return err
+		}
+		for _, it := range its {
+			if it.Index >= iteration {
+				break
 			}
 			for _, c := range it.Candidates {
 				spec := it.Plan[c.Sample].Planner
@@ -516,7 +503,7 @@ func (j *Job) populationChampion(ctx context.Context, it *store.Iteration) (stri
 	bestElo, bestEff := math.Inf(-1), math.Inf(-1)
 	inPool := false
 	err := j.Store.View(func(tx *store.Tx) error {
-		its, err := tx.Iterations(j.RunID)
+		its, err := j.history.iterations(tx, j.RunID)
 		if err != nil {
 			return err
 		}

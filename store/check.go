@@ -75,15 +75,22 @@ func checkTx(tx *bolt.Tx) []string {
 			out = append(out, fmt.Sprintf(format, args...))
 		}
 	}
-	if err := checkSchema(tx, false); err != nil {
+	if err := checkSchema(tx, true, false); err != nil {
 		add("schema: %v", err)
 		return out
 	}
-	for _, name := range allBuckets {
-		// These came later; a writable open adds them to older stores.
-		later := string(name) == string(bLLMKeys) || string(name) == string(bIterations) || string(name) == string(bAdmissions) || string(name) == string(bComparisons)
-		if tx.Bucket(name) == nil && !later {
+	// The buckets that came later may be missing from an older store; a
+	// writable open adds them.
+	for _, name := range allBuckets[:schema1Buckets] {
+		if tx.Bucket(name) == nil {
 			add("missing bucket %s", name)
+		}
+	}
+	if v := binary.BigEndian.Uint64(tx.Bucket(bMeta).Get(kSchema)); v >= 2 {
+		for _, name := range [][]byte{bMatchLog, bCritiqueIndex} {
+			if tx.Bucket(name) == nil {
+				add("missing bucket %s (schema %d)", name, v)
+			}
 		}
 	}
 	if len(out) > 0 {
@@ -269,6 +276,7 @@ func checkTx(tx *bolt.Tx) []string {
 			return nil
 		})
 	}
+	checkIndexes(tx, add)
 	if len(out) == maxProblems {
 		out = append(out, "… more problems not listed")
 	}

@@ -16,8 +16,15 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// SchemaVersion is the version of the layout this code reads and writes.
-const SchemaVersion = 1
+// SchemaVersion is the version of the layout this code writes. It reads
+// every version up to it (a reader of an older store finds the buckets
+// added since missing, and does without them); it writes only to a store
+// of this version, migrating an older one when it opens it for writing.
+//
+//	1  the first published layout (later releases added llm_keys,
+//	   iterations, admissions and comparisons to it, created on open)
+//	2  match_log and critique_index (see index.go)
+const SchemaVersion = 2
 
 // Errors callers branch on.
 var (
@@ -48,9 +55,9 @@ var (
 	bAdmissions  = []byte("admissions")  // policy id NUL game → Admission
 	bComparisons = []byte("comparisons") // comparison id → Comparison
 	// allBuckets: those of schema 1's first release, then those added
-	// to schema 1 later (a writable open creates them).
+	// to schema 1 later (a writable open creates them), then schema 2's.
 	allBuckets = [][]byte{bMeta, bPolicies, bEvaluations, bMatches, bRatings, bPools, bRuns, bCritiques, bLLMCalls,
-		bLLMKeys, bIterations, bAdmissions, bComparisons}
+		bLLMKeys, bIterations, bAdmissions, bComparisons, bMatchLog, bCritiqueIndex}
 	kSchema = []byte("schema")
 	kApp    = []byte("app")
 	appName = []byte("policyevolve")
@@ -131,7 +138,7 @@ func Open(path string, opt Options) (*Store, error) {
 	}
 	current := false
 	if err := s.view(func(tx *bolt.Tx) error {
-		current = checkSchema(tx, false) == nil && allBucketsThere(tx)
+		current = checkSchema(tx, false, false) == nil && allBucketsThere(tx)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -283,7 +290,7 @@ func (s *Store) View(fn func(*Tx) error) error {
 	return s.view(func(b *bolt.Tx) error {
 		// Another process may have migrated or replaced the store since
 		// Open: check every time (one Get).
-		if err := checkSchema(b, false); err != nil {
+		if err := checkSchema(b, true, false); err != nil {
 			return err
 		}
 		if err := checkBuckets(b); err != nil {
@@ -297,7 +304,7 @@ func (s *Store) View(fn func(*Tx) error) error {
 // Keep fn short: never run an evaluation or an LLM call inside it.
 func (s *Store) Update(fn func(*Tx) error) error {
 	return s.update(func(b *bolt.Tx) error {
-		if err := checkSchema(b, false); err != nil {
+		if err := checkSchema(b, false, false); err != nil {
 			return err
 		}
 		if err := checkBuckets(b); err != nil {
@@ -432,7 +439,7 @@ func initSchema(tx *bolt.Tx) error {
 		}
 		return meta.Put(kSchema, u64(SchemaVersion))
 	}
-	if err := checkSchema(tx, true); err != nil {
+	if err := checkSchema(tx, true, true); err != nil {
 		return err
 	}
 	v := binary.BigEndian.Uint64(meta.Get(kSchema))
@@ -458,7 +465,7 @@ func initSchema(tx *bolt.Tx) error {
 // its first commit); it refuses a bbolt database of anything else.
 func identify(tx *bolt.Tx, canMigrate bool) error {
 	if tx.Bucket(bMeta) != nil {
-		return checkSchema(tx, canMigrate)
+		return checkSchema(tx, true, canMigrate)
 	}
 	var names []string
 	tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
@@ -476,8 +483,8 @@ func identify(tx *bolt.Tx, canMigrate bool) error {
 }
 
 // checkSchema verifies the store's identity and version. Older versions are
-// fine when the caller can migrate.
-func checkSchema(tx *bolt.Tx, canMigrate bool) error {
+// fine for a reader (older) and for a writer that migrates them.
+func checkSchema(tx *bolt.Tx, older, canMigrate bool) error {
 	meta := tx.Bucket(bMeta)
 	if meta == nil || string(meta.Get(kApp)) != string(appName) {
 		return fmt.Errorf("%w: no policyevolve metadata", ErrNotStore)
@@ -491,7 +498,7 @@ func checkSchema(tx *bolt.Tx, canMigrate bool) error {
 	case v > SchemaVersion:
 		return fmt.Errorf("%w: the store has schema %d, this policyevolve knows %d; use a newer policyevolve",
 			ErrNewerSchema, v, SchemaVersion)
-	case v < SchemaVersion && !canMigrate:
+	case v < SchemaVersion && !older && !canMigrate:
 		return fmt.Errorf("store schema %d needs migrating to %d: open it once with a writing command", v, SchemaVersion)
 	}
 	return nil
