@@ -19,14 +19,19 @@ import (
 	"policyevolve/store"
 )
 
-// digest is what a run leaves in its store, times and run ids left out:
-// the champion, every evaluation and match, the global pool's ratings
-// with their histories, and the candidates of every iteration.
-func digest(t *testing.T, s *store.Store, run *store.Run, env evolve.Env) string {
+// digest is what a run of remoteCfg leaves in its store, times and run
+// ids left out: the champion, every evaluation and match, the global
+// pool's ratings with their histories, and the candidates of every
+// iteration.
+func digest(t *testing.T, s *store.Store, run *store.Run) string {
 	t.Helper()
+	env, err := evolve.ResolveEnv(remoteCfg.Game, remoteCfg.Map, remoteCfg.Agents, remoteCfg.Steps)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "champion %s after %d iterations, %d episodes\n", run.Champion, run.Iterations, run.Usage.Episodes)
-	err := s.View(func(tx *store.Tx) error {
+	err = s.View(func(tx *store.Tx) error {
 		ps, err := tx.Policies()
 		if err != nil {
 			return err
@@ -95,11 +100,6 @@ var localRun struct {
 func localDigest(t *testing.T) string {
 	t.Helper()
 	localRun.once.Do(func() {
-		env, err := evolve.ResolveEnv(remoteCfg.Game, remoteCfg.Map, remoteCfg.Agents, remoteCfg.Steps)
-		if err != nil {
-			localRun.err = err
-			return
-		}
 		s := openStore(t)
 		job := &evolve.Job{Config: remoteCfg, Store: s, Sandbox: newSandbox(t), Planner: remotePlanner}
 		run, err := job.Run(context.Background())
@@ -107,7 +107,7 @@ func localDigest(t *testing.T) string {
 			localRun.err = err
 			return
 		}
-		localRun.digest = digest(t, s, run, env)
+		localRun.digest = digest(t, s, run)
 	})
 	if localRun.err != nil {
 		t.Fatal(localRun.err)
@@ -120,10 +120,6 @@ func localDigest(t *testing.T) string {
 // bit for bit, as the same run (same seed) played locally.
 func TestRemoteRunIsTheLocalRun(t *testing.T) {
 	want := localDigest(t)
-	env, err := evolve.ResolveEnv(remoteCfg.Game, remoteCfg.Map, remoteCfg.Agents, remoteCfg.Steps)
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := openStore(t)
 	srv := startServer(t)
 	startWorker(t, srv.url(), "w1", 1)
@@ -134,7 +130,7 @@ func TestRemoteRunIsTheLocalRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := digest(t, s, run, env); got != want {
+	if got := digest(t, s, run); got != want {
 		t.Fatalf("local run:\n%s\nremote run:\n%s", want, got)
 	}
 	t.Logf("both runs:\n%s", want)
@@ -160,10 +156,6 @@ func TestRemoteRunIsTheLocalRun(t *testing.T) {
 // the episode count as locally (nothing counted twice).
 func TestRunSurvivesKilledWorkers(t *testing.T) {
 	want := localDigest(t)
-	env, err := evolve.ResolveEnv(remoteCfg.Game, remoteCfg.Map, remoteCfg.Agents, remoteCfg.Steps)
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := openStore(t)
 	srv := startServer(t)
 	// Every episode is held 300 ms first, so that a worker the
@@ -213,7 +205,7 @@ func TestRunSurvivesKilledWorkers(t *testing.T) {
 	if out.err != nil {
 		t.Fatal(out.err)
 	}
-	if got := digest(t, s, out.run, env); got != want {
+	if got := digest(t, s, out.run); got != want {
 		t.Fatalf("local run:\n%s\nremote run with two workers killed:\n%s", want, got)
 	}
 	st, _ := stats(t, remote, "replacement")

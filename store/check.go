@@ -22,30 +22,26 @@ import (
 // (and every rating to a member of its pool). It returns the problems
 // found, none for a sound store; it never refuses a file for being
 // damaged (its error is for a file it cannot read, or a busy lock).
-func (s *Store) Check() ([]string, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	leave, err := s.enter(false)
-	if err != nil {
-		return nil, err
-	}
-	defer leave()
-	problems, err := walkFile(s.path)
-	if err != nil || len(problems) > 0 {
-		return problems, err
-	}
-	err = s.guarded(func() error {
-		return s.withDB(true, func(db *bolt.DB) error {
-			return db.View(func(tx *bolt.Tx) error {
-				problems = checkTx(tx)
-				return nil
+func (s *Store) Check() (problems []string, err error) {
+	err = s.locked(false, func() error {
+		if problems, err = walkFile(s.path); err != nil || len(problems) > 0 {
+			return err
+		}
+		err := s.guarded(func() error {
+			return s.withDB(true, func(db *bolt.DB) error {
+				return db.View(func(tx *bolt.Tx) error {
+					problems = checkTx(tx)
+					return nil
+				})
 			})
 		})
+		var d *DamageError
+		if errors.As(err, &d) {
+			problems = append(problems, d.Problem)
+			return nil
+		}
+		return err
 	})
-	var d *DamageError
-	if errors.As(err, &d) {
-		return append(problems, d.Problem), nil
-	}
 	return problems, err
 }
 
@@ -291,39 +287,34 @@ func (s *Store) Compact() (before, after int64, err error) {
 	if s.opt.ReadOnly {
 		return 0, 0, fmt.Errorf("store %s is open read-only", s.path)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	leave, err := s.enter(true)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer leave()
-	// A damaged store is not compacted: bolt.Compact copies what it can
-	// read, and the copy would replace the evidence.
-	if problems, err := walkFile(s.path); err != nil {
-		return 0, 0, fmt.Errorf("compact: %w", err)
-	} else if len(problems) > 0 {
-		return 0, 0, fmt.Errorf("compact: %w", &DamageError{Path: s.path, Problem: problems[0]})
-	}
-	err = s.guarded(func() error {
-		return s.withDB(false, func(src *bolt.DB) (err error) {
-			err = src.View(func(tx *bolt.Tx) error {
-				if problems := checkTx(tx); len(problems) > 0 {
-					return damaged("%s", problems[0])
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			before, after, err = s.compact(src)
+	err = s.locked(true, func() error {
+		// A damaged store is not compacted: bolt.Compact copies what it
+		// can read, and the copy would replace the evidence.
+		if problems, err := walkFile(s.path); err != nil {
 			return err
+		} else if len(problems) > 0 {
+			return &DamageError{Path: s.path, Problem: problems[0]}
+		}
+		return s.guarded(func() error {
+			return s.withDB(false, func(src *bolt.DB) (err error) {
+				err = src.View(func(tx *bolt.Tx) error {
+					if problems := checkTx(tx); len(problems) > 0 {
+						return damaged("%s", problems[0])
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				before, after, err = s.compact(src)
+				return err
+			})
 		})
 	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("compact: %w", err)
 	}
-	return before, after, err
+	return before, after, nil
 }
 
 // compact writes a compacted copy of src and renames it over the store.

@@ -152,23 +152,18 @@ func Open(path string, opt Options) (*Store, error) {
 // walk checks the store's pages (walkFile) while no process writes; its
 // error is a DamageError naming the first problem.
 func (s *Store) walk() error {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	leave, err := s.enter(false)
-	if err != nil {
-		return err
-	}
-	defer leave()
-	problems, err := walkFile(s.path)
-	switch {
-	case err != nil:
-		return fmt.Errorf("open store: %w", err)
-	case len(problems) == 1:
-		return &DamageError{Path: s.path, Problem: problems[0]}
-	case len(problems) > 1:
-		return &DamageError{Path: s.path, Problem: fmt.Sprintf("%s, and %d more problems", problems[0], len(problems)-1)}
-	}
-	return nil
+	return s.locked(false, func() error {
+		problems, err := walkFile(s.path)
+		switch {
+		case err != nil:
+			return fmt.Errorf("open store: %w", err)
+		case len(problems) == 1:
+			return &DamageError{Path: s.path, Problem: problems[0]}
+		case len(problems) > 1:
+			return &DamageError{Path: s.path, Problem: fmt.Sprintf("%s, and %d more problems", problems[0], len(problems)-1)}
+		}
+		return nil
+	})
 }
 
 // allBucketsThere says whether the store has every bucket of its schema.
@@ -336,17 +331,31 @@ func (s *Store) timed() func() {
 	return func() { s.busy.Add(int64(time.Since(t))) }
 }
 
-func (s *Store) view(fn func(*bolt.Tx) error) error {
-	defer s.timed()()
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	leave, err := s.enter(false)
+// locked runs fn holding the store: this process's mutex and the lock
+// between processes (see enter), shared for a reader, exclusive for a
+// writer.
+func (s *Store) locked(exclusive bool, fn func() error) error {
+	if exclusive {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	} else {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+	}
+	leave, err := s.enter(exclusive)
 	if err != nil {
 		return err
 	}
 	defer leave()
-	return s.guarded(func() error {
-		return s.withDB(true, func(db *bolt.DB) error { return db.View(fn) })
+	return fn()
+}
+
+func (s *Store) view(fn func(*bolt.Tx) error) error {
+	defer s.timed()()
+	return s.locked(false, func() error {
+		return s.guarded(func() error {
+			return s.withDB(true, func(db *bolt.DB) error { return db.View(fn) })
+		})
 	})
 }
 
@@ -355,15 +364,10 @@ func (s *Store) update(fn func(*bolt.Tx) error) error {
 		return fmt.Errorf("store %s is open read-only", s.path)
 	}
 	defer s.timed()()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	leave, err := s.enter(true)
-	if err != nil {
-		return err
-	}
-	defer leave()
-	return s.guarded(func() error {
-		return s.withDB(false, func(db *bolt.DB) error { return db.Update(fn) })
+	return s.locked(true, func() error {
+		return s.guarded(func() error {
+			return s.withDB(false, func(db *bolt.DB) error { return db.Update(fn) })
+		})
 	})
 }
 
@@ -372,13 +376,10 @@ func (s *Store) update(fn func(*bolt.Tx) error) error {
 // while creating it leaves no empty or half-made store behind. Another
 // process that created the store meanwhile wins.
 func (s *Store) create() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	leave, err := s.enter(true)
-	if err != nil {
-		return err
-	}
-	defer leave()
+	return s.locked(true, s.createLocked)
+}
+
+func (s *Store) createLocked() error {
 	if _, err := os.Stat(s.path); err == nil {
 		return nil
 	}
