@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/store"
 )
 
@@ -19,23 +19,23 @@ var benchSeed atomic.Uint64
 
 // benchEpisode is a self-play episode of an example policy on
 // Gathering's paper map with 10 agents, steps long, on a new seed.
-func benchEpisode(b *testing.B, policy string, steps int) *evolve.Episode {
+func benchEpisode(b *testing.B, policy string, steps int) *episode.Episode {
 	b.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "examples", "policies", policy+".go"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	env, err := evolve.ResolveEnv("gathering", "", 10, steps)
+	env, err := episode.ResolveEnv("gathering", "", 10, steps)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &evolve.Episode{Env: evolve.EpisodeEnv{EnvConfig: env.Config, MapText: env.Map.Text},
-		Policies: []evolve.EpisodePolicy{{ID: store.SourceID(string(src)), Source: string(src)}}, Side: make([]int, 10),
-		Seed: benchSeed.Add(1), Limits: evolve.LimitsOf(newSandbox(b))}
+	return &episode.Episode{Env: episode.EnvSpec{EnvConfig: env.Config, MapText: env.Map.Text},
+		Policies: []episode.Policy{{ID: store.SourceID(string(src)), Source: string(src)}}, Side: make([]int, 10),
+		Seed: benchSeed.Add(1), Limits: episode.LimitsOf(newSandbox(b))}
 }
 
 // playAll plays n copies of ep, each on a new seed, inFlight at a time.
-func playAll(b *testing.B, ex evolve.Executor, ep *evolve.Episode, n, inFlight int) {
+func playAll(b *testing.B, ex episode.Executor, ep *episode.Episode, n, inFlight int) {
 	b.Helper()
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -91,9 +91,9 @@ func BenchmarkJobOverhead(b *testing.B) {
 
 func benchExecutor(b *testing.B, workers int, policy string, steps, inFlight int) {
 	ep := benchEpisode(b, policy, steps)
-	var ex evolve.Executor
+	var ex episode.Executor
 	if workers == 0 {
-		local := &evolve.Local{Sandbox: newSandbox(b)}
+		local := &episode.Local{Sandbox: newSandbox(b)}
 		defer local.Close()
 		ex = local
 	} else {

@@ -2,11 +2,11 @@
 // one machine, fed by a NATS JetStream work queue.
 //
 // The coordinator (the evolve process, the only writer of the store) sets
-// a Remote as its Arena's evolve.Executor: each episode, self-contained
+// a Remote as its Arena's episode.Executor: each episode, self-contained
 // (policy sources, environment, seats, seed, sandbox limits; see
-// evolve.Episode), becomes a job on JobsStream under its content address.
+// episode.Episode), becomes a job on JobsStream under its content address.
 // Workers ("policyevolve worker") pull jobs from a durable consumer per
-// sandbox backend, play them with evolve.Local — the same validation,
+// sandbox backend, play them with episode.Local — the same validation,
 // limits and OS confinement as on the coordinator — publish the result on
 // ResultsStream under the same address and acknowledge the job. Since
 // the same episode always gives the same result, a job sent twice,
@@ -16,7 +16,7 @@
 // Failures: a worker that dies stops acknowledging progress and its job
 // is redelivered after AckWait; a job that fails for a reason of the
 // system is handed back, and after MaxDeliver deliveries answered as
-// evolve.ErrJobFailed (by the worker of its last delivery, or, when every
+// episode.ErrJobFailed (by the worker of its last delivery, or, when every
 // worker died on it, by the coordinator reading the server's advisory in
 // DeadStream). A restarted server is found again by every client; the
 // coordinator recreates what the server lost and sends again the jobs
@@ -27,7 +27,7 @@
 // trusts nothing in a job beyond its sandbox: the job is checked for shape
 // and content address, the sources are validated, compiled and confined
 // as locally. The coordinator trusts nothing in a result beyond its shape
-// and range (evolve.EpisodeResult.Check): a result that fails the check stops
+// and range (episode.Result.Check): a result that fails the check stops
 // the run rather than entering the store.
 //
 // Observability: each worker keeps its statistics in WorkersBucket

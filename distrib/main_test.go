@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"policyevolve/envs"
-	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/internal/storetest"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -78,14 +78,14 @@ func workerMain(u string) int {
 	}
 	if s := os.Getenv(envWorkerCrash); s != "" {
 		seed, _ := strconv.ParseUint(s, 10, 64)
-		w.cfg.Executor = func(l evolve.Limits) (evolve.Executor, error) {
+		w.cfg.Executor = func(l episode.Limits) (episode.Executor, error) {
 			ex, err := w.local(l)
 			return crashOn{ex, seed}, err
 		}
 	}
 	if s := os.Getenv(envWorkerSlow); s != "" {
 		seed, _ := strconv.ParseUint(s, 10, 64)
-		w.cfg.Executor = func(l evolve.Limits) (evolve.Executor, error) {
+		w.cfg.Executor = func(l episode.Limits) (episode.Executor, error) {
 			ex, err := w.local(l)
 			return slowOn{ex: ex, seed: seed, hold: slowFor}, err
 		}
@@ -96,7 +96,7 @@ func workerMain(u string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		w.cfg.Executor = func(l evolve.Limits) (evolve.Executor, error) {
+		w.cfg.Executor = func(l episode.Limits) (episode.Executor, error) {
 			ex, err := w.local(l)
 			return slowOn{ex: ex, all: true, hold: hold}, err
 		}
@@ -116,11 +116,11 @@ func workerMain(u string) int {
 
 // crashOn kills its process on an episode of one seed.
 type crashOn struct {
-	ex   evolve.Executor
+	ex   episode.Executor
 	seed uint64
 }
 
-func (c crashOn) Play(ctx context.Context, ep *evolve.Episode) (*envs.Result, error) {
+func (c crashOn) Play(ctx context.Context, ep *episode.Episode) (*envs.Result, error) {
 	if ep.Seed == c.seed {
 		os.Exit(3)
 	}
@@ -130,13 +130,13 @@ func (c crashOn) Play(ctx context.Context, ep *evolve.Episode) (*envs.Result, er
 // slowOn holds an episode of one seed (or every episode) before playing
 // it: jobs long by construction.
 type slowOn struct {
-	ex   evolve.Executor
+	ex   episode.Executor
 	seed uint64
 	all  bool
 	hold time.Duration
 }
 
-func (s slowOn) Play(ctx context.Context, ep *evolve.Episode) (*envs.Result, error) {
+func (s slowOn) Play(ctx context.Context, ep *episode.Episode) (*envs.Result, error) {
 	if s.all || ep.Seed == s.seed {
 		select {
 		case <-time.After(s.hold):

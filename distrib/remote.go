@@ -14,7 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"policyevolve/envs"
-	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/sandbox"
 )
 
@@ -59,9 +59,9 @@ func (c *RemoteConfig) withDefaults() {
 	}
 }
 
-// Remote is an evolve.Executor that plays episodes on workers: each
+// Remote is an episode.Executor that plays episodes on workers: each
 // episode becomes a job on the JetStream work queue, named by its content
-// address (evolve.Episode.ID), and comes back as a result on the results
+// address (episode.Episode.ID), and comes back as a result on the results
 // stream, which is checked for shape and range before it is used. A job
 // sent twice, delivered twice or played twice is harmless: the same
 // episode always has the same result. The coordinator (the process that
@@ -72,7 +72,7 @@ func (c *RemoteConfig) withDefaults() {
 // streams are recreated if the server lost them, lost jobs are sent again)
 // and of the coordinator (a result published meanwhile is found by its
 // address). A job that no worker can finish comes back, after MaxDeliver
-// deliveries, as a failure wrapping evolve.ErrJobFailed.
+// deliveries, as a failure wrapping episode.ErrJobFailed.
 type Remote struct {
 	cfg RemoteConfig
 	nc  *nats.Conn
@@ -93,7 +93,7 @@ type Remote struct {
 	logged       rateLog
 }
 
-var _ evolve.Executor = (*Remote)(nil)
+var _ episode.Executor = (*Remote)(nil)
 
 // waiter is an episode this coordinator waits for.
 type waiter struct {
@@ -101,7 +101,7 @@ type waiter struct {
 	data        []byte // the job
 	refs        int
 	checked     time.Time // sent or last looked for
-	out         *evolve.EpisodeResult
+	out         *episode.Result
 	done        chan struct{} // closed when out is set
 }
 
@@ -152,7 +152,7 @@ func (r *Remote) Close() {
 // Play sends the episode to the queue (unless its result is known
 // already) and waits for its result, when fewer than InFlight episodes
 // are in flight.
-func (r *Remote) Play(ctx context.Context, ep *evolve.Episode) (*envs.Result, error) {
+func (r *Remote) Play(ctx context.Context, ep *episode.Episode) (*envs.Result, error) {
 	select {
 	case r.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -194,7 +194,7 @@ func (r *Remote) Play(ctx context.Context, ep *evolve.Episode) (*envs.Result, er
 		}
 		return nil, fmt.Errorf("remote worker: %w", err)
 	}
-	return w.out.Result()
+	return w.out.Played()
 }
 
 // wait registers a waiter for id, or joins the one there is, reporting
@@ -220,7 +220,7 @@ func (r *Remote) unwait(w *waiter) {
 }
 
 // settle hands a result to whoever waits for it.
-func (r *Remote) settle(id string, out *evolve.EpisodeResult) {
+func (r *Remote) settle(id string, out *episode.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if w := r.waiting[id]; w != nil && w.out == nil {
@@ -231,7 +231,7 @@ func (r *Remote) settle(id string, out *evolve.EpisodeResult) {
 
 // deliver decodes a result from the results stream.
 func (r *Remote) deliver(id string, data []byte) {
-	var out evolve.EpisodeResult
+	var out episode.Result
 	if err := json.Unmarshal(data, &out); err != nil {
 		r.logged.logf(r.cfg.Log, "nats: a result for %.12s that does not decode: %v", id, err)
 		return
@@ -244,7 +244,7 @@ func (r *Remote) deliver(id string, data []byte) {
 }
 
 // lookup returns the stored result of episode id, or nil.
-func (r *Remote) lookup(ctx context.Context, id string) *evolve.EpisodeResult {
+func (r *Remote) lookup(ctx context.Context, id string) *episode.Result {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	s, err := r.js.Stream(ctx, ResultsStream)
@@ -255,7 +255,7 @@ func (r *Remote) lookup(ctx context.Context, id string) *evolve.EpisodeResult {
 	if err != nil {
 		return nil
 	}
-	var out evolve.EpisodeResult
+	var out episode.Result
 	if json.Unmarshal(m.Data, &out) != nil || out.Job != id {
 		return nil
 	}
@@ -408,7 +408,7 @@ func (r *Remote) recheck(w *waiter) {
 }
 
 // deadLoop takes the advisories of jobs delivered MaxDeliver times and
-// answers each with a failure (evolve.ErrJobFailed), removing the job.
+// answers each with a failure (episode.ErrJobFailed), removing the job.
 func (r *Remote) deadLoop() {
 	defer r.wg.Done()
 	for attempt := 0; r.ctx.Err() == nil; {
@@ -463,7 +463,7 @@ func (r *Remote) deadLetter(m jetstream.Msg) {
 		return
 	}
 	id := lastToken(job.Subject)
-	out := evolve.JobFailed(id, fmt.Sprintf("no worker finished the episode in %d deliveries (each worker died, was killed or went silent while playing it)", adv.Deliveries))
+	out := episode.JobFailed(id, fmt.Sprintf("no worker finished the episode in %d deliveries (each worker died, was killed or went silent while playing it)", adv.Deliveries))
 	data, _ := json.Marshal(out)
 	if _, err := r.js.Publish(ctx, resultSubject(id), data); err != nil {
 		m.Nak()

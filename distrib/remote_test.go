@@ -15,6 +15,8 @@ import (
 
 	"policyevolve/envs"
 	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/planner"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -25,7 +27,7 @@ import (
 // iteration.
 func digest(t *testing.T, s *store.Store, run *store.Run) string {
 	t.Helper()
-	env, err := evolve.ResolveEnv(remoteCfg.Game, remoteCfg.Map, remoteCfg.Agents, remoteCfg.Steps)
+	env, err := episode.ResolveEnv(remoteCfg.Game, remoteCfg.Map, remoteCfg.Agents, remoteCfg.Steps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,10 +85,10 @@ func digest(t *testing.T, s *store.Store, run *store.Run) string {
 
 // remoteCfg is the population search the remote tests run.
 var remoteCfg = evolve.JobConfig{Mode: evolve.ModePopulation, Game: "gathering", Map: "small", Agents: 4, Steps: 100, Seed: 7,
-	EvalSeeds: []uint64{0, 1}, Iterations: 1, Candidates: 2, LocalRounds: 1, Workers: 2}
+	EvalSeeds: []uint64{0, 1}, Iterations: 1, Candidates: 2, LocalRounds: evolve.On(1), Workers: 2}
 
-func remotePlanner(spec, run string) (evolve.Planner, error) {
-	return &evolve.GrammarPlanner{PopSize: 4, Generations: 1}, nil
+func remotePlanner(spec, run string) (planner.Planner, error) {
+	return &planner.GrammarPlanner{PopSize: 4, Generations: 1}, nil
 }
 
 // localRun is the digest of remoteCfg's run played locally, made once for
@@ -232,15 +234,15 @@ func Policy(v *ssd.View, agent int) int {
 
 // episodeOf is a self-play episode of src (4 agents, Gathering's small
 // map) under the limits of sb.
-func episodeOf(t *testing.T, sb *sandbox.Sandbox, src string, steps int, seed uint64) *evolve.Episode {
+func episodeOf(t *testing.T, sb *sandbox.Sandbox, src string, steps int, seed uint64) *episode.Episode {
 	t.Helper()
-	env, err := evolve.ResolveEnv("gathering", "small", 4, steps)
+	env, err := episode.ResolveEnv("gathering", "small", 4, steps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &evolve.Episode{Env: evolve.EpisodeEnv{EnvConfig: env.Config, MapText: env.Map.Text},
-		Policies: []evolve.EpisodePolicy{{ID: store.SourceID(src), Source: src}}, Side: make([]int, 4),
-		Seed: seed, Limits: evolve.LimitsOf(sb)}
+	return &episode.Episode{Env: episode.EnvSpec{EnvConfig: env.Config, MapText: env.Map.Text},
+		Policies: []episode.Policy{{ID: store.SourceID(src), Source: src}}, Side: make([]int, 4),
+		Seed: seed, Limits: episode.LimitsOf(sb)}
 }
 
 // played is an episode's result as the Arena reads it, in words.
@@ -259,7 +261,7 @@ func noCost(c *sandbox.Config) { c.CostBudget = -1 }
 func TestWorkerKilledMidJob(t *testing.T) {
 	sb := newSandbox(t, noCost)
 	ep := episodeOf(t, sb, slowPolicy, 200, 3)
-	local := &evolve.Local{Sandbox: sb}
+	local := &episode.Local{Sandbox: sb}
 	defer local.Close()
 	want := played(local.Play(context.Background(), ep)) // compiles the policy for the workers too
 
@@ -308,9 +310,9 @@ func TestWorkerKilledMidJob(t *testing.T) {
 // its local result.
 func TestServerRestartMidRun(t *testing.T) {
 	sb := newSandbox(t, noCost)
-	local := &evolve.Local{Sandbox: sb}
+	local := &episode.Local{Sandbox: sb}
 	defer local.Close()
-	var eps []*evolve.Episode
+	var eps []*episode.Episode
 	var want []string
 	for seed := range uint64(8) {
 		ep := episodeOf(t, sb, slowPolicy, 30, seed)
@@ -346,7 +348,7 @@ func TestServerRestartMidRun(t *testing.T) {
 }
 
 // TestPoisonJobs: jobs that can never be played come back as recorded
-// failures (evolve.ErrJobFailed), not as a hang: one every worker fails on
+// failures (episode.ErrJobFailed), not as a hang: one every worker fails on
 // (answered by the worker of its last delivery), one every worker dies on
 // (answered by the coordinator from the server's advisory), one that does
 // not decode, and one of a wrong shape (refused at once). The other jobs
@@ -382,14 +384,14 @@ func TestPoisonJobs(t *testing.T) {
 	impossible := episodeOf(t, sb, slowPolicy, 5, 2)
 	impossible.Limits.StepTimeout = 2 * time.Hour // no sandbox can have it
 	_, err := r.Play(ctx, impossible)
-	if !errors.Is(err, evolve.ErrJobFailed) || !strings.Contains(err.Error(), "failed on every delivery (2)") ||
+	if !errors.Is(err, episode.ErrJobFailed) || !strings.Contains(err.Error(), "failed on every delivery (2)") ||
 		!strings.Contains(err.Error(), "longer than") {
 		t.Fatalf("a job every worker fails on: %v", err)
 	}
 
 	deadly := episodeOf(t, sb, slowPolicy, 5, 666)
 	_, err = r.Play(ctx, deadly)
-	if !errors.Is(err, evolve.ErrJobFailed) || !strings.Contains(err.Error(), "no worker finished the episode in 2 deliveries") {
+	if !errors.Is(err, episode.ErrJobFailed) || !strings.Contains(err.Error(), "no worker finished the episode in 2 deliveries") {
 		t.Fatalf("a job every worker dies on: %v", err)
 	}
 	waitFor(t, "the dead letter to be counted", func() bool { return r.dead.Load() == 1 })
@@ -406,7 +408,7 @@ func TestPoisonJobs(t *testing.T) {
 		}
 	}
 	for id, want := range map[string]string{"garbage": "failed on every delivery (2)", shapeless.ID(): "refused the job: episode: 2 seats for 4 agents"} {
-		var out *evolve.EpisodeResult
+		var out *episode.Result
 		waitFor(t, "an answer to a job sent by hand", func() bool {
 			out = r.lookup(ctx, id)
 			return out != nil
@@ -475,7 +477,7 @@ func TestCoordinatorRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var eps []*evolve.Episode
+	var eps []*episode.Episode
 	for seed := range uint64(4) {
 		eps = append(eps, episodeOf(t, sb, slowPolicy, 5, seed))
 	}
@@ -504,7 +506,7 @@ func TestCoordinatorRestart(t *testing.T) {
 		s, _ := stats(t, second, "w")
 		return s.Jobs == 2
 	})
-	local := &evolve.Local{Sandbox: sb}
+	local := &episode.Local{Sandbox: sb}
 	defer local.Close()
 	for k, ep := range eps {
 		got := played(second.Play(context.Background(), ep))
@@ -532,7 +534,7 @@ func TestLongJobStaysWithItsWorker(t *testing.T) {
 	}
 	sb := newSandbox(t, noCost)
 	ep := episodeOf(t, sb, slowPolicy, 20, 9)
-	local := &evolve.Local{Sandbox: sb}
+	local := &episode.Local{Sandbox: sb}
 	defer local.Close()
 	want := played(local.Play(context.Background(), ep))
 	srv := startServer(t)

@@ -15,7 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/sandbox"
 )
 
@@ -48,7 +48,7 @@ type WorkerConfig struct {
 	Log func(format string, args ...any)
 	// Executor, when set, plays the episodes instead of sandboxes built
 	// from Sandbox (tests inject failures with it).
-	Executor func(evolve.Limits) (evolve.Executor, error)
+	Executor func(episode.Limits) (episode.Executor, error)
 }
 
 // Defaults, with the reasons for them.
@@ -92,7 +92,7 @@ func keySafe(s string) string {
 }
 
 // Worker takes jobs from the work queue of its backend, plays them as the
-// coordinator would (evolve.Local: the same validation, limits and OS
+// coordinator would (episode.Local: the same validation, limits and OS
 // confinement), publishes each result and acknowledges the job. It trusts
 // nothing in a job beyond its sandbox: a job is checked for shape and
 // content address before anything in it runs, and policy sources are
@@ -102,7 +102,7 @@ func keySafe(s string) string {
 // is still at it; a worker that dies is noticed after AckWait and its job
 // goes to another. A job that fails for a reason of the system (not the
 // policy's) is handed back for another attempt, and on its last delivery
-// answered as a failed job (evolve.ErrJobFailed). Workers may come and go
+// answered as a failed job (episode.ErrJobFailed). Workers may come and go
 // at any time.
 type Worker struct {
 	cfg WorkerConfig
@@ -119,7 +119,7 @@ type Worker struct {
 	cons   jetstream.Consumer
 
 	localsMu sync.Mutex // guards locals
-	locals   map[evolve.Limits]*evolve.Local
+	locals   map[episode.Limits]*episode.Local
 
 	stats  workerCounters
 	logged rateLog
@@ -135,7 +135,7 @@ func NewWorker(nc *nats.Conn, cfg WorkerConfig) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, locals: map[evolve.Limits]*evolve.Local{}}
+	w := &Worker{cfg: cfg, nc: nc, js: js, locals: map[episode.Limits]*episode.Local{}}
 	w.stats.started = time.Now()
 	return w, nil
 }
@@ -269,11 +269,11 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg) {
 		// it now.
 		w.stats.errors.Add(1)
 		w.logf("worker %s: refused job %.12s: %v", w.cfg.Name, id, err)
-		w.answer(ctx, m, evolve.JobFailed(id, fmt.Sprintf("worker %s refused the job: %v", w.cfg.Name, err)), true)
+		w.answer(ctx, m, episode.JobFailed(id, fmt.Sprintf("worker %s refused the job: %v", w.cfg.Name, err)), true)
 		return
 	}
 	start := time.Now()
-	var out *evolve.EpisodeResult
+	var out *episode.Result
 	if err == nil {
 		out, err = w.play(ctx, m, ep, id, cfg.AckWait)
 	}
@@ -288,7 +288,7 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg) {
 		if int(md.NumDelivered) >= cfg.MaxDeliver {
 			why := fmt.Sprintf("failed on every delivery (%d); the last, on worker %s: %v", md.NumDelivered, w.cfg.Name, err)
 			w.logf("worker %s: job %.12s %s", w.cfg.Name, id, why)
-			w.answer(ctx, m, evolve.JobFailed(id, "the episode "+why), true)
+			w.answer(ctx, m, episode.JobFailed(id, "the episode "+why), true)
 			return
 		}
 		w.logf("worker %s: job %.12s (delivery %d of %d): %v; handed back", w.cfg.Name, id, md.NumDelivered, cfg.MaxDeliver, err)
@@ -306,8 +306,8 @@ func (e *badJob) Error() string { return e.err.Error() }
 
 // decodeJob reads a job: an Episode whose content address is id, of the
 // right shape (else a *badJob).
-func decodeJob(id string, data []byte) (*evolve.Episode, error) {
-	var ep evolve.Episode
+func decodeJob(id string, data []byte) (*episode.Episode, error) {
+	var ep episode.Episode
 	if err := json.Unmarshal(data, &ep); err != nil {
 		return nil, fmt.Errorf("the job does not decode: %w", err)
 	}
@@ -322,7 +322,7 @@ func decodeJob(id string, data []byte) (*evolve.Episode, error) {
 
 // play plays the episode, telling the server every ackWait/3 that the job
 // is in hand. A system's failure is returned as the error.
-func (w *Worker) play(ctx context.Context, m jetstream.Msg, ep *evolve.Episode, id string, ackWait time.Duration) (*evolve.EpisodeResult, error) {
+func (w *Worker) play(ctx context.Context, m jetstream.Msg, ep *episode.Episode, id string, ackWait time.Duration) (*episode.Result, error) {
 	ex, err := w.executor(ep.Limits)
 	if err != nil {
 		return nil, err
@@ -342,12 +342,12 @@ func (w *Worker) play(ctx context.Context, m jetstream.Msg, ep *evolve.Episode, 
 		}
 	}()
 	res, err := ex.Play(ctx, ep)
-	return evolve.NewEpisodeResult(id, res, err)
+	return episode.NewResult(id, res, err)
 }
 
 // answer publishes a job's result (until the server has it, or ctx ends)
 // and acknowledges the job, or terminates it (no more deliveries).
-func (w *Worker) answer(ctx context.Context, m jetstream.Msg, out *evolve.EpisodeResult, term bool) {
+func (w *Worker) answer(ctx context.Context, m jetstream.Msg, out *episode.Result, term bool) {
 	data, err := json.Marshal(out)
 	if err != nil {
 		m.Nak()
@@ -394,7 +394,7 @@ func (w *Worker) queueConfig() QueueConfig {
 }
 
 // executor returns the executor for a job's limits.
-func (w *Worker) executor(l evolve.Limits) (evolve.Executor, error) {
+func (w *Worker) executor(l episode.Limits) (episode.Executor, error) {
 	if w.cfg.Executor != nil {
 		return w.cfg.Executor(l)
 	}
@@ -403,14 +403,14 @@ func (w *Worker) executor(l evolve.Limits) (evolve.Executor, error) {
 
 // local returns the Local for a job's limits, whose sandbox has exactly
 // those limits, built the first time.
-func (w *Worker) local(l evolve.Limits) (*evolve.Local, error) {
+func (w *Worker) local(l episode.Limits) (*episode.Local, error) {
 	w.localsMu.Lock()
 	defer w.localsMu.Unlock()
 	if ex := w.locals[l]; ex != nil {
 		return ex, nil
 	}
 	var sb *sandbox.Sandbox
-	if l != (evolve.Limits{}) {
+	if l != (episode.Limits{}) {
 		if l.Backend != w.cfg.Backend {
 			return nil, fmt.Errorf("the job needs the %s backend, this worker runs %s", l.Backend, w.cfg.Backend)
 		}
@@ -420,11 +420,11 @@ func (w *Worker) local(l evolve.Limits) (*evolve.Local, error) {
 		if sb, err = sandbox.New(c); err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)
 		}
-		if got := evolve.LimitsOf(sb); got != l {
+		if got := episode.LimitsOf(sb); got != l {
 			return nil, fmt.Errorf("sandbox: the job's limits %+v came out as %+v", l, got)
 		}
 	}
-	ex := &evolve.Local{Sandbox: sb, Workers: w.cfg.Concurrency, MaxPrograms: w.cfg.MaxPrograms}
+	ex := &episode.Local{Sandbox: sb, Workers: w.cfg.Concurrency, MaxPrograms: w.cfg.MaxPrograms}
 	w.locals[l] = ex
 	return ex, nil
 }

@@ -3,6 +3,7 @@ package evolve
 import (
 	"time"
 
+	"policyevolve/evolve/timing"
 	"policyevolve/store"
 )
 
@@ -36,7 +37,7 @@ type Event struct {
 	Message    string           `json:"message,omitempty"`
 	// Profile is where the time went: in the iteration (iteration-done),
 	// in the whole job (done, stopped).
-	Profile *ProfileTotals `json:"profile,omitempty"`
+	Profile *timing.Totals `json:"profile,omitempty"`
 	Time    time.Time      `json:"time"`
 }
 

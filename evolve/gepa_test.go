@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,9 +11,12 @@ import (
 	"sync"
 	"testing"
 
-	"policyevolve/critic"
 	"policyevolve/envs/ssd"
+	"policyevolve/evolve/arena"
+	"policyevolve/evolve/gepa"
 	"policyevolve/evolve/grammar"
+	"policyevolve/evolve/internal/evolvetest"
+	"policyevolve/evolve/planner"
 	"policyevolve/llm"
 	"policyevolve/store"
 )
@@ -41,7 +43,7 @@ type recordingPlanner struct {
 type plannerLog struct {
 	mu       sync.Mutex
 	writes   []string // the guidance of each Init
-	reflects []ReflectRequest
+	reflects []planner.ReflectRequest
 }
 
 func newRecordingPlanner() *recordingPlanner {
@@ -55,7 +57,7 @@ func newRecordingPlanner() *recordingPlanner {
 
 func (p *recordingPlanner) Name() string { return "recording" }
 
-func (p *recordingPlanner) Init(_ context.Context, req InitRequest) (*Proposal, error) {
+func (p *recordingPlanner) Init(_ context.Context, req planner.InitRequest) (*planner.Proposal, error) {
 	p.log.mu.Lock()
 	p.log.writes = append(p.log.writes, p.guidance)
 	p.log.mu.Unlock()
@@ -63,36 +65,36 @@ func (p *recordingPlanner) Init(_ context.Context, req InitRequest) (*Proposal, 
 	if !ok {
 		return nil, fmt.Errorf("recording planner: no policy for guidance %q", p.guidance)
 	}
-	return &Proposal{Source: []byte(src), Origin: store.Origin{Planner: p.Name(), Operator: OpInit}}, nil
+	return &planner.Proposal{Source: []byte(src), Origin: store.Origin{Planner: p.Name(), Operator: planner.OpInit}}, nil
 }
 
-func (p *recordingPlanner) Improve(context.Context, ImproveRequest) (*Proposal, error) {
+func (p *recordingPlanner) Improve(context.Context, planner.ImproveRequest) (*planner.Proposal, error) {
 	return nil, errors.New("recording planner: gepa does not improve")
 }
 
-func (p *recordingPlanner) Crossover(context.Context, CrossoverRequest) (*Proposal, error) {
+func (p *recordingPlanner) Crossover(context.Context, planner.CrossoverRequest) (*planner.Proposal, error) {
 	return nil, errors.New("recording planner: gepa does not cross")
 }
 
-func (p *recordingPlanner) Fix(_ context.Context, req FixRequest) (*Proposal, error) {
+func (p *recordingPlanner) Fix(_ context.Context, req planner.FixRequest) (*planner.Proposal, error) {
 	return nil, fmt.Errorf("recording planner: unexpected fix of %v", req.Problem)
 }
 
-func (p *recordingPlanner) Guide(g string) (Planner, error) {
+func (p *recordingPlanner) Guide(g string) (planner.Planner, error) {
 	q := *p
 	q.guidance = g
 	return &q, nil
 }
 
-func (p *recordingPlanner) Reflect(_ context.Context, req ReflectRequest) (*Reflection, error) {
+func (p *recordingPlanner) Reflect(_ context.Context, req planner.ReflectRequest) (*planner.Reflection, error) {
 	p.log.mu.Lock()
 	defer p.log.mu.Unlock()
 	k := req.Iteration - 1 // one reflection per iteration after the seed
 	p.log.reflects = append(p.log.reflects, req)
 	if k >= len(p.reflections) || p.reflections[k] == "" {
-		return &Reflection{Problem: ErrNoGuidance}, nil
+		return &planner.Reflection{Problem: planner.ErrNoGuidance}, nil
 	}
-	return &Reflection{Guidance: p.reflections[k], Notes: fmt.Sprintf("reflection %d", k+1)}, nil
+	return &planner.Reflection{Guidance: p.reflections[k], Notes: fmt.Sprintf("reflection %d", k+1)}, nil
 }
 
 // gepaConfig is a GEPA job of a few seconds.
@@ -102,11 +104,11 @@ func gepaConfig() JobConfig {
 	return cfg
 }
 
-func gepaJob(t *testing.T, path string, p GuidedPlanner) *Job {
+func gepaJob(t *testing.T, path string, p planner.GuidedPlanner) *Job {
 	t.Helper()
 	j := newJobAt(t, path, gepaConfig())
 	j.Config.Planners = []string{p.Name()}
-	j.Planner = func(spec, run string) (Planner, error) { return p, nil }
+	j.Planner = func(spec, run string) (planner.Planner, error) { return p, nil }
 	return j
 }
 
@@ -130,7 +132,7 @@ func gepaOutcome(t *testing.T, j *Job, run *store.Run) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "champion %s after %d iterations, %d planner calls\n", run.Champion, run.Iterations, run.Usage.Proposals)
 	for _, it := range gepaIterations(t, j, run.ID) {
-		p, c := it.Prompt, candidate(&it, 0)
+		p, c := it.Prompt, it.Candidate(0)
 		fmt.Fprintf(&b, "%d: parent %d guidance %q problem %q policy %s %s scores %v accepted %v front %v\n",
 			p.ID, p.Parent, p.Guidance, p.Problem, c.Policy, c.Status, p.Scores, p.Accepted, it.Front)
 	}
@@ -167,10 +169,10 @@ func TestGEPAJob(t *testing.T) {
 		if len(p.log.reflects) != 3 {
 			t.Fatalf("%d reflections, want 3", len(p.log.reflects))
 		}
-		var accepted []scoredPrompt
+		var accepted []gepa.Scored
 		bestTotal, champion := 0.0, ""
 		for i, it := range its {
-			pc, c := it.Prompt, candidate(&it, 0)
+			pc, c := it.Prompt, it.Candidate(0)
 			if pc == nil || pc.ID != i || c == nil || c.Status != store.CandidateEvaluated || !pc.Scored {
 				t.Fatalf("iteration %d: prompt %+v candidate %+v", i, pc, c)
 			}
@@ -188,7 +190,7 @@ func TestGEPAJob(t *testing.T) {
 					t.Errorf("iteration %d seed %d: score %v, want %v", i, sr.Seed, pc.Scores[k], want)
 				}
 			}
-			total := (scoredPrompt{scores: pc.Scores}).total()
+			total := (gepa.Scored{Scores: pc.Scores}).Total()
 			if i == 0 {
 				if pc.Parent != -1 || pc.Guidance != "" || pc.Reflected || !pc.Accepted {
 					t.Errorf("seed candidate %+v", pc)
@@ -196,10 +198,10 @@ func TestGEPAJob(t *testing.T) {
 			} else {
 				req := p.log.reflects[i-1]
 				parent := its[pc.Parent]
-				if !slices.ContainsFunc(accepted, func(s scoredPrompt) bool { return s.id == pc.Parent }) {
+				if !slices.ContainsFunc(accepted, func(s gepa.Scored) bool { return s.ID == pc.Parent }) {
 					t.Errorf("iteration %d reflected on candidate %d, not in the pool %v", i, pc.Parent, accepted)
 				}
-				if req.Guidance != parent.Prompt.Guidance || req.Policy.Policy.ID != candidate(&parent, 0).Policy {
+				if req.Guidance != parent.Prompt.Guidance || req.Policy.Policy.ID != parent.Candidate(0).Policy {
 					t.Errorf("iteration %d: reflection on %q / %.12s, want candidate %d", i, req.Guidance, req.Policy.Policy.ID, pc.Parent)
 				}
 				for k, s := range req.Seeds {
@@ -207,19 +209,19 @@ func TestGEPAJob(t *testing.T) {
 						t.Errorf("iteration %d: the reflection saw seed %d score %v, the parent scored %v", i, s.Seed, s.Score, parent.Prompt.Scores[k])
 					}
 				}
-				if req.Feedback != Sparse || req.Reflections != nil || req.Diagnostics != nil {
+				if req.Feedback != planner.Sparse || req.Reflections != nil || req.Diagnostics != nil {
 					t.Errorf("iteration %d: the reflection saw more than the reward: %+v", i, req)
 				}
 				if !pc.Reflected || pc.Guidance != p.reflections[i-1] || pc.Notes != fmt.Sprintf("reflection %d", i) {
 					t.Errorf("iteration %d: prompt %+v", i, pc)
 				}
-				want := total > (scoredPrompt{scores: parent.Prompt.Scores}).total()
+				want := total > (gepa.Scored{Scores: parent.Prompt.Scores}).Total()
 				if pc.Accepted != want {
 					t.Errorf("iteration %d: accepted %v, scores %v against the parent's %v", i, pc.Accepted, pc.Scores, parent.Prompt.Scores)
 				}
 			}
 			if pc.Accepted {
-				accepted = append(accepted, scoredPrompt{id: pc.ID, scores: pc.Scores})
+				accepted = append(accepted, gepa.Scored{ID: pc.ID, Scores: pc.Scores})
 				if champion == "" || total > bestTotal {
 					champion, bestTotal = c.Policy, total
 				}
@@ -229,10 +231,10 @@ func TestGEPAJob(t *testing.T) {
 				best, who := 0.0, []int(nil)
 				for _, a := range accepted {
 					switch {
-					case who == nil || a.scores[k] > best:
-						best, who = a.scores[k], []int{a.id}
-					case a.scores[k] == best:
-						who = append(who, a.id)
+					case who == nil || a.Scores[k] > best:
+						best, who = a.Scores[k], []int{a.ID}
+					case a.Scores[k] == best:
+						who = append(who, a.ID)
 					}
 				}
 				if f.Seed != j.Config.EvalSeeds[k] || f.Best != best || !slices.Equal(f.Candidates, who) {
@@ -272,7 +274,7 @@ func TestGEPABudgetAndRefusals(t *testing.T) {
 		t.Fatalf("run: %s after %d iterations (%s)", run.Status, run.Iterations, run.StopReason)
 	}
 	its := gepaIterations(t, j, run.ID)
-	c := candidate(&its[1], 0)
+	c := its[1].Candidate(0)
 	if c.Status != store.CandidateRefused || !strings.Contains(c.Problem, "reflection: no guidance") || its[1].Prompt.Accepted || its[1].Usage.Proposals != 1 {
 		t.Errorf("iteration 1: %+v %+v", c, its[1].Prompt)
 	}
@@ -281,7 +283,9 @@ func TestGEPABudgetAndRefusals(t *testing.T) {
 	}
 
 	plain := gepaJob(t, filepath.Join(t.TempDir(), "plain.db"), newRecordingPlanner())
-	plain.Planner = func(spec, run string) (Planner, error) { return struct{ Planner }{newRecordingPlanner()}, nil }
+	plain.Planner = func(spec, run string) (planner.Planner, error) {
+		return struct{ planner.Planner }{newRecordingPlanner()}, nil
+	}
 	if _, err := plain.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "cannot write under strategy guidance") {
 		t.Errorf("a planner without guidance: %v", err)
 	}
@@ -343,7 +347,7 @@ func TestGEPAWithLLMReplay(t *testing.T) {
 	stand := "Stand still.\n\n```go\n" + standSrc + "```\n"
 	reflection := "It stood still and earned nothing.\n\n```\nWalk to the nearest apple by BFS; never beam.\n```\n"
 	answers := filepath.Join(t.TempDir(), "answers.txt")
-	if err := os.WriteFile(answers, []byte(llm.FormatReplay([]string{stand, reflection, validAnswer})), 0o644); err != nil {
+	if err := os.WriteFile(answers, []byte(llm.FormatReplay([]string{stand, reflection, evolvetest.ValidAnswer})), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg := gepaConfig()
@@ -351,8 +355,8 @@ func TestGEPAWithLLMReplay(t *testing.T) {
 	j := newJob(t, cfg)
 	spec := "llm:replay:" + answers
 	j.Config.Planners = []string{spec}
-	j.Planner = func(_, run string) (Planner, error) {
-		return plannerFor(t, &Arena{Store: j.Store}, "replay:"+answers, run), nil
+	j.Planner = func(_, run string) (planner.Planner, error) {
+		return evolvetest.PlannerFor(t, &arena.Arena{Store: j.Store}, "replay:"+answers, run), nil
 	}
 	run, err := j.Run(context.Background())
 	if err != nil {
@@ -361,7 +365,7 @@ func TestGEPAWithLLMReplay(t *testing.T) {
 	if run.Status != store.StatusDone || run.Usage.Proposals != 3 || run.Usage.LLMCalls != 3 {
 		t.Fatalf("run %+v", run)
 	}
-	cs := calls(t, j.Store, run.ID)
+	cs := evolvetest.Calls(t, j.Store, run.ID)
 	if len(cs) != 3 {
 		t.Fatalf("%d calls", len(cs))
 	}
@@ -375,7 +379,7 @@ func TestGEPAWithLLMReplay(t *testing.T) {
 			t.Errorf("the reflection prompt lacks %q:\n%s", want, r.Prompt)
 		}
 	}
-	if r.Purpose != OpReflect || strings.Contains(r.Prompt, "efficiency") {
+	if r.Purpose != planner.OpReflect || strings.Contains(r.Prompt, "efficiency") {
 		t.Errorf("reflection call: purpose %q; sparse feedback shows no social metric", r.Purpose)
 	}
 	if !strings.HasSuffix(cs[2].System, "## Strategy guidance\n\nFollow this guidance when you design the policy:\n\nWalk to the nearest apple by BFS; never beam.\n") {
@@ -384,7 +388,7 @@ func TestGEPAWithLLMReplay(t *testing.T) {
 	its := gepaIterations(t, j, run.ID)
 	p := its[1].Prompt
 	if p.Guidance != "Walk to the nearest apple by BFS; never beam." || p.Notes != "It stood still and earned nothing." ||
-		p.Call != fmt.Sprintf("llm-call:%d", r.ID) || !p.Accepted || run.Champion != candidate(&its[1], 0).Policy {
+		p.Call != fmt.Sprintf("llm-call:%d", r.ID) || !p.Accepted || run.Champion != its[1].Candidate(0).Policy {
 		t.Errorf("candidate 1 %+v, champion %.12s", p, run.Champion)
 	}
 }
@@ -402,7 +406,7 @@ func TestGEPAWithTheGrammarPlanner(t *testing.T) {
 		t.Fatalf("run %+v", run)
 	}
 	for _, it := range gepaIterations(t, j, run.ID) {
-		p, c := it.Prompt, candidate(&it, 0)
+		p, c := it.Prompt, it.Candidate(0)
 		t.Logf("%d: parent %d scores %v accepted %v\n%s", p.ID, p.Parent, p.Scores, p.Accepted, p.Guidance)
 		if _, err := grammar.ParseGuidance(p.Guidance, ssd.Gathering); err != nil {
 			t.Errorf("candidate %d: %v", p.ID, err)
@@ -415,41 +419,9 @@ func TestGEPAWithTheGrammarPlanner(t *testing.T) {
 			pol, err = tx.Policy(c.Policy)
 			return err
 		})
-		if pol == nil || pol.Origin.Planner != GrammarName || !strings.Contains(pol.Source, "// genome:") {
+		if pol == nil || pol.Origin.Planner != planner.GrammarName || !strings.Contains(pol.Source, "// genome:") {
 			t.Errorf("candidate %d's policy %+v", p.ID, pol)
 		}
-	}
-}
-
-func TestParetoFrontAndParent(t *testing.T) {
-	seeds := []uint64{0, 1, 2}
-	pool := []scoredPrompt{
-		{id: 0, scores: []float64{1, 1, 1}},
-		{id: 1, scores: []float64{3, 0, 1}}, // best on seed 0
-		{id: 2, scores: []float64{0, 2, 2}}, // best on seeds 1 and 2
-		{id: 3, scores: []float64{0, 2, 1}}, // ties on seed 1 only: dominated by 2
-	}
-	front := paretoFront(seeds, pool)
-	want := []store.FrontSeed{{Seed: 0, Best: 3, Candidates: []int{1}}, {Seed: 1, Best: 2, Candidates: []int{2, 3}},
-		{Seed: 2, Best: 2, Candidates: []int{2}}}
-	for k := range want {
-		if front[k].Seed != want[k].Seed || front[k].Best != want[k].Best || !slices.Equal(front[k].Candidates, want[k].Candidates) {
-			t.Fatalf("front %+v, want %+v", front, want)
-		}
-	}
-	if d := dominated(front, pool); !d[3] || d[1] || d[2] || len(d) != 1 {
-		t.Errorf("dominated %v, want only 3", d)
-	}
-	// Candidate 2 stands on two fronts, 1 on one: drawn 2:1.
-	const seed = 9
-	t.Logf("seed: %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 0))
-	count := map[int]int{}
-	for i := 0; i < 3000; i++ {
-		count[selectParent(front, pool, rng)]++
-	}
-	if count[0] != 0 || count[3] != 0 || count[2] < 1800 || count[2] > 2200 {
-		t.Errorf("parents drawn %v, want about 1000 of 1 and 2000 of 2", count)
 	}
 }
 
@@ -460,12 +432,12 @@ func TestGEPAResumeAfterKill(t *testing.T) {
 	resumeAfterKill(t, ModeGEPA, gepaConfig(), gepaOutcome, "1 reflect", "2 propose", "3 evaluate")
 }
 
-// TestGEPACriticFeedback: the richer variant (DECISIONS: a flag, a
+// TestGEPACriticFeedback: the richer variant (docs/decisions.md: a flag, a
 // separate row) shows the reflection the critic's findings and numbers.
 func TestGEPACriticFeedback(t *testing.T) {
 	p := newRecordingPlanner()
 	j := gepaJob(t, filepath.Join(t.TempDir(), "gepa.db"), p)
-	j.Config.Iterations, j.Config.Feedback = 1, string(Critic)
+	j.Config.Iterations, j.Config.Feedback = 1, string(planner.Critic)
 	if _, err := j.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -473,41 +445,8 @@ func TestGEPACriticFeedback(t *testing.T) {
 		t.Fatalf("%d reflections", len(p.log.reflects))
 	}
 	req := p.log.reflects[0]
-	if req.Feedback != Critic || req.Diagnostics == nil || len(req.Reflections) == 0 {
+	if req.Feedback != planner.Critic || req.Diagnostics == nil || len(req.Reflections) == 0 {
 		t.Errorf("the reflection on standing still saw feedback %q, diagnostics %v, reflections %v", req.Feedback, req.Diagnostics != nil, req.Reflections)
-	}
-}
-
-// TestGrammarReflect: at the critic level the offline reflector follows
-// the diagnostics; at the sparse level it changes the guidance at random,
-// the same way for the same task, and says so.
-func TestGrammarReflect(t *testing.T) {
-	env, err := ResolveEnv("cleanup", "small", 4, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &GrammarPlanner{}
-	task := Task{Env: env, Seed: 5, Feedback: Critic}
-	starved := &critic.Diagnostics{Cleanup: &critic.Cleanup{AtThreshold: 0.7, Threshold: 0.4}}
-	r, err := p.Reflect(context.Background(), ReflectRequest{Task: task, Guidance: "aggression: never", Diagnostics: starved})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(r.Guidance, "aggression: never") || !strings.Contains(r.Guidance, "cleaning: fixed, adaptive") ||
-		!strings.Contains(r.Guidance, "cleaning.Cleaners") || !strings.Contains(r.Notes, "diagnostics") {
-		t.Errorf("critic reflection:\n%s\n%s", r.Guidance, r.Notes)
-	}
-	task.Feedback = Sparse
-	a, err := p.Reflect(context.Background(), ReflectRequest{Task: task, Guidance: "aggression: never", Diagnostics: starved})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := p.Reflect(context.Background(), ReflectRequest{Task: task, Guidance: "aggression: never"})
-	if a.Guidance == "aggression: never" || a.Guidance != b.Guidance || !strings.Contains(a.Notes, "at random") {
-		t.Errorf("sparse reflections %q / %q (%s)", a.Guidance, b.Guidance, a.Notes)
-	}
-	if _, err := p.Guide("Be kind to the others."); err == nil || !strings.Contains(err.Error(), "not \"key: values\"") {
-		t.Errorf("prose guidance for the grammar: %v", err)
 	}
 }
 
@@ -525,7 +464,7 @@ func TestGEPAScoresKnownPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	its := gepaIterations(t, j, run.ID)
-	c0, c1 := candidate(&its[0], 0), candidate(&its[1], 0)
+	c0, c1 := its[0].Candidate(0), its[1].Candidate(0)
 	if c1.Status != store.CandidateEvaluated || c1.Policy != c0.Policy || its[1].Prompt.Accepted ||
 		!slices.Equal(its[1].Prompt.Scores, its[0].Prompt.Scores) || run.Usage.Proposals != 3 {
 		t.Errorf("candidate 1 %+v %+v after %+v; %d calls", c1, its[1].Prompt, c0, run.Usage.Proposals)

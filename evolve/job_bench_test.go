@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"policyevolve/evolve/internal/evolvetest"
+	"policyevolve/evolve/planner"
+	"policyevolve/evolve/timing"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -22,19 +25,19 @@ import (
 func BenchmarkPopulationIteration(b *testing.B) {
 	for _, game := range []string{"cleanup", "gathering"} {
 		b.Run(game, func(b *testing.B) {
-			var laps []ProfileTotals
+			var laps []timing.Totals
 			var secs float64
 			for range b.N {
 				s, err := store.Open(filepath.Join(b.TempDir(), "bench.db"), store.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
-				sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: sharedCache})
+				sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: evolvetest.CacheDir})
 				if err != nil {
 					b.Fatal(err)
 				}
-				j := &Job{Store: s, Sandbox: sb, Config: JobConfig{Game: game, Iterations: 2, LocalRounds: 1, Seed: 1},
-					Planner: func(string, string) (Planner, error) { return &GrammarPlanner{}, nil }}
+				j := &Job{Store: s, Sandbox: sb, Config: JobConfig{Game: game, Iterations: 2, LocalRounds: On(1), Seed: 1},
+					Planner: func(string, string) (planner.Planner, error) { return &planner.GrammarPlanner{}, nil }}
 				var first time.Time // the first iteration's end
 				j.Events = ReporterFunc(func(e Event) {
 					switch {
@@ -49,16 +52,16 @@ func BenchmarkPopulationIteration(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			var sum ProfileTotals
+			var sum timing.Totals
 			for _, l := range laps {
-				for a := range activities {
+				for a := range timing.NumActivities {
 					sum.Busy[a] += l.Busy[a]
 				}
 				sum.Episodes += l.Episodes
 			}
 			b.ReportMetric(secs/float64(len(laps)), "s/iteration")
 			b.ReportMetric(float64(sum.Episodes)/secs, "episodes/s")
-			for a := range activities {
+			for a := range timing.NumActivities {
 				b.ReportMetric(100*sum.Share(a), a.String()+"-%")
 			}
 		})

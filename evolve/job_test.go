@@ -12,6 +12,10 @@ import (
 	"syscall"
 	"testing"
 
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/internal/evolvetest"
+	"policyevolve/evolve/planner"
+	"policyevolve/evolve/timing"
 	"policyevolve/internal/storetest"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -27,21 +31,21 @@ func newJob(t *testing.T, cfg JobConfig) *Job {
 func newJobAt(t *testing.T, path string, cfg JobConfig) *Job {
 	t.Helper()
 	s := storetest.Open(t, path)
-	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: sharedCache})
+	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: evolvetest.CacheDir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &Job{Config: cfg, Store: s, Sandbox: sb, Planner: grammarOnly}
 }
 
-func grammarOnly(spec, run string) (Planner, error) {
-	return &GrammarPlanner{PopSize: 4, Generations: 1}, nil
+func grammarOnly(spec, run string) (planner.Planner, error) {
+	return &planner.GrammarPlanner{PopSize: 4, Generations: 1}, nil
 }
 
 // tinyConfig is a job of a few seconds.
 func tinyConfig(mode string) JobConfig {
 	return JobConfig{Mode: mode, Game: "gathering", Map: "small", Agents: 4, Steps: 100, Seed: 7,
-		EvalSeeds: []uint64{0, 1}, Iterations: 2, Candidates: 2, LocalRounds: 1}
+		EvalSeeds: []uint64{0, 1}, Iterations: 2, Candidates: 2, LocalRounds: On(1)}
 }
 
 func TestPopulationJob(t *testing.T) {
@@ -71,10 +75,10 @@ func TestPopulationJob(t *testing.T) {
 	// when the pool was seeded, then the iterations'.
 	prof := j.Profile()
 	t.Logf("profile: %s", prof)
-	if want := run.Usage.Episodes + len(Baselines)*len(j.Config.EvalSeeds); prof.Episodes != want {
+	if want := run.Usage.Episodes + len(episode.Baselines)*len(j.Config.EvalSeeds); prof.Episodes != want {
 		t.Errorf("profile counts %d episodes, the run %d and the baselines %d", prof.Episodes, run.Usage.Episodes, want-run.Usage.Episodes)
 	}
-	for _, a := range []Activity{Planning, Checking, Compiling, Playing, Storing} {
+	for _, a := range []timing.Activity{timing.Planning, timing.Checking, timing.Compiling, timing.Playing, timing.Storing} {
 		if prof.Busy[a] <= 0 {
 			t.Errorf("no time spent %s: %s", a, prof)
 		}
@@ -232,7 +236,7 @@ func resumeAfterKill(t *testing.T, mode string, cfg JobConfig, outcome func(*tes
 func killChildAt(t *testing.T, path, mode, at string, workers int) {
 	t.Helper()
 	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), "EVOLVE_TEST_JOB="+path, "EVOLVE_TEST_CACHE="+sharedCache, "EVOLVE_TEST_MODE="+mode,
+	child.Env = append(os.Environ(), "EVOLVE_TEST_JOB="+path, "EVOLVE_TEST_CACHE="+evolvetest.CacheDir, "EVOLVE_TEST_MODE="+mode,
 		fmt.Sprintf("EVOLVE_TEST_WORKERS=%d", workers))
 	var stderr strings.Builder
 	child.Stderr = &stderr

@@ -3,12 +3,13 @@ package evolve
 import (
 	"errors"
 	"fmt"
-	"policyevolve/evolve/prompts"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
 
+	"policyevolve/evolve/planner"
+	"policyevolve/evolve/planner/prompts"
 	"policyevolve/pool"
 )
 
@@ -26,7 +27,7 @@ const (
 	// baseline: candidates are strategy guidance for the planner's system
 	// prompt, scored per evaluation seed by the policy each makes the
 	// planner write, kept on a Pareto front over the seeds and rewritten
-	// by reflection (see gepa.go).
+	// by reflection (package gepa).
 	ModeGEPA = "gepa"
 )
 
@@ -69,11 +70,12 @@ type JobConfig struct {
 	// sandbox refuse (runs show counts it)?
 	Adversarial bool `json:"adversarial,omitempty"`
 	// LocalRounds of local refinement per candidate before it challenges
-	// the pool (population mode; negative: none).
-	LocalRounds int `json:"local_rounds"`
+	// the pool (population mode; Off: none).
+	LocalRounds Option[int] `json:"local_rounds"`
 	// CrossoverRate is the share of candidates written by crossing two
-	// pool members rather than improving one (negative: none).
-	CrossoverRate float64 `json:"crossover_rate"`
+	// pool members rather than improving one (population mode; Off:
+	// none).
+	CrossoverRate Option[float64] `json:"crossover_rate"`
 	// Planners names the planners, "grammar" or "llm:PROVIDER:MODEL"; with
 	// several, each proposal picks one by a UCB1 bandit.
 	Planners []string `json:"planners"`
@@ -108,12 +110,12 @@ type JobConfig struct {
 const (
 	// The paper's K = 3 refinements; five population iterations of the
 	// default Cleanup job finish in about five minutes on 2 cores with the
-	// offline planner, and show the population moving (README).
+	// offline planner, and show the population moving (docs/evolution.md).
 	DefaultChainIterations      = 3
 	DefaultPopulationIterations = 5
 	// M = 4 candidates an iteration, PolicyEvolve's order of magnitude.
 	DefaultCandidates = 4
-	// DECISIONS: local refinement is on, 2 rounds.
+	// docs/decisions.md: local refinement is on, 2 rounds.
 	DefaultLocalRounds = 2
 	// A fifth of the candidates cross two parents: enough to mix niches,
 	// few enough that improvement stays the main operator.
@@ -152,20 +154,16 @@ func (c JobConfig) WithDefaults() JobConfig {
 		c.Candidates = DefaultCandidates
 	}
 	if c.Feedback == "" {
-		c.Feedback = string(Critic)
+		c.Feedback = string(planner.Critic)
 		switch c.Mode {
 		case ModeChain:
-			c.Feedback = string(Dense)
+			c.Feedback = string(planner.Dense)
 		case ModeGEPA:
-			c.Feedback = string(Sparse) // DECISIONS: GEPA's reflection sees the reward only
+			c.Feedback = string(planner.Sparse) // docs/decisions.md: GEPA's reflection sees the reward only
 		}
 	}
-	if c.LocalRounds == 0 {
-		c.LocalRounds = DefaultLocalRounds
-	}
-	if c.CrossoverRate == 0 {
-		c.CrossoverRate = DefaultCrossoverRate
-	}
+	c.LocalRounds = c.LocalRounds.OrDefault(DefaultLocalRounds)
+	c.CrossoverRate = c.CrossoverRate.OrDefault(DefaultCrossoverRate)
 	if len(c.Planners) == 0 {
 		c.Planners = []string{"grammar"}
 	}
@@ -194,7 +192,7 @@ func (c JobConfig) Validate() error {
 	if _, err := ParsePromptStyle(c.PromptStyle); err != nil {
 		errs = append(errs, err)
 	}
-	if _, err := ParseFeedback(c.Feedback); err != nil {
+	if _, err := planner.ParseFeedback(c.Feedback); err != nil {
 		errs = append(errs, err)
 	}
 	if c.Critic != "analytic" && c.Critic != "llm" {
@@ -203,8 +201,8 @@ func (c JobConfig) Validate() error {
 	if c.Agents < 2 && c.Mode == ModePopulation {
 		errs = append(errs, fmt.Errorf("population search plays matches: it needs at least 2 agents, not %d", c.Agents))
 	}
-	if c.CrossoverRate > 1 {
-		errs = append(errs, fmt.Errorf("crossover rate %v is above 1", c.CrossoverRate))
+	if c.CrossoverRate.Value() > 1 {
+		errs = append(errs, fmt.Errorf("crossover rate %v is above 1", c.CrossoverRate.Value()))
 	}
 	if c.MaxPlannerCalls < 0 || c.MaxCost < 0 || c.MaxTokens < 0 || c.MaxTime < 0 {
 		errs = append(errs, errors.New("budgets cannot be negative"))

@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/internal/evolvetest"
+	"policyevolve/evolve/timing"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -22,7 +25,7 @@ import (
 // map, 4 agents, 200 steps, 2 candidates, no local rounds.
 func longRunConfig(iterations int) JobConfig {
 	return JobConfig{Mode: ModePopulation, Game: "gathering", Map: "small", Agents: 4, Steps: 200, Seed: 1,
-		Iterations: iterations, Candidates: 2, LocalRounds: 0}
+		Iterations: iterations, Candidates: 2, LocalRounds: Off[int]()}
 }
 
 // longRunBase is a store holding a real run of longRunConfig's first
@@ -58,7 +61,7 @@ func baseStore(b *testing.B) string {
 }
 
 func benchSandbox(b *testing.B) *sandbox.Sandbox {
-	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: sharedCache})
+	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Native, CacheDir: evolvetest.CacheDir})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -245,7 +248,7 @@ func growRun(b *testing.B, path string, n int) {
 		if r.Config, err = json.Marshal(cfg); err != nil {
 			return err
 		}
-		r.Iterations, r.Status, r.StopReason = n, store.StatusStopped, StopInterrupted
+		r.Iterations, r.Status, r.Stop, r.StopReason = n, store.StatusStopped, store.StopInterrupted, string(store.StopInterrupted)
 		return tx.PutRun(r)
 	})
 	if err != nil {
@@ -263,7 +266,7 @@ func envOfRun(b *testing.B, tx *store.Tx, run string) store.EnvConfig {
 	if err := json.Unmarshal(r.Config, &cfg); err != nil {
 		b.Fatal(err)
 	}
-	env, err := ResolveEnv(cfg.Game, cfg.Map, cfg.Agents, cfg.Steps)
+	env, err := episode.ResolveEnv(cfg.Game, cfg.Map, cfg.Agents, cfg.Steps)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -305,7 +308,7 @@ func BenchmarkLongRun(b *testing.B) {
 						return
 					}
 					if !first {
-						storing = append(storing, e.Profile.Busy[Storing].Seconds()*1000)
+						storing = append(storing, e.Profile.Busy[timing.Storing].Seconds()*1000)
 						whole = append(whole, e.Time.Sub(last).Seconds())
 					}
 					first, last = false, e.Time

@@ -1,234 +1,123 @@
 package evolve
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"go/format"
 
-	"policyevolve/envs/ssd"
-	"policyevolve/sandbox"
+	"policyevolve/evolve/planner"
+	"policyevolve/evolve/search"
 	"policyevolve/store"
 )
 
-// MaxAttempts is how many proposals one request may take: the first and
-// up to two fixes, as in the paper.
-const MaxAttempts = 3
-
-// FixLoop turns a planner's proposals into admitted, stored policies:
-// propose, check the answer (a policy in it, validation, compilation, the
-// smoke test and the determinism probe), and on failure hand the problem
-// back to the planner's Fix, up to MaxAttempts in all; store the accepted
-// policy with its origin. The chain and population loops run every
-// candidate through it.
-type FixLoop struct {
-	Planner Planner
-	Sandbox *sandbox.Sandbox
-	Store   *store.Store
-	// MaxAttempts bounds the attempts per request (default MaxAttempts).
-	MaxAttempts int
-	// Screen, when set, judges a proposal that passed admission before it
-	// is stored: an error (ErrDuplicate, say) refuses it like a failed
-	// check, and the planner is told.
-	Screen func(ctx context.Context, src []byte) error
-	// Log receives one line per attempt; nil discards them.
-	Log func(format string, args ...any)
-	// Profile, when set, adds up the time spent planning and checking.
-	Profile *Profile
-}
-
-// Attempt is one proposal of a request and what became of it.
-type Attempt struct {
-	Proposal *Proposal
-	// Problem is why it was refused; nil for the accepted one.
-	Problem error
-}
-
-// Outcome is what a request came to. A request whose every attempt
-// failed is an Outcome with Policy nil, not an error: a failing candidate
-// is a result.
-type Outcome struct {
-	// Policy is the accepted policy as stored (its first origin kept if
-	// it was stored before); nil when every attempt failed.
-	Policy *store.Policy
-	// New says the policy was not in the store before.
-	New bool
-	// Program is the accepted policy, compiled.
-	Program  *sandbox.Program
-	Attempts []Attempt
-	// Usage adds up every attempt.
-	Usage Usage
-}
-
-// Calls is how many planner calls the attempts took (DECISIONS.md: one
-// per proposal; a ReAct proposal's turns each count).
-func (o *Outcome) Calls() int {
-	n := 0
-	for _, a := range o.Attempts {
-		if a.Proposal != nil {
-			n += max(1, a.Proposal.Calls)
-		} else {
-			n++
-		}
+// propose runs one request through the fix loop: the planner's operator,
+// admission (stored verdicts), the duplicate screen, storage.
+func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.PlannedCandidate, sample int, r search.Request) (*planner.Outcome, error) {
+	pl := j.planners[pc.Planner]
+	if r.Planner != nil {
+		pl = r.Planner
 	}
-	return n
-}
-
-// Problem is the last attempt's problem (nil when a policy was accepted).
-func (o *Outcome) Problem() error {
-	if o.Policy != nil || len(o.Attempts) == 0 {
-		return nil
+	if pl == nil {
+		return nil, fmt.Errorf("iteration %d: no planner %q", it.Index, pc.Planner)
 	}
-	return o.Attempts[len(o.Attempts)-1].Problem
-}
-
-// Init runs the loop on the planner's Init.
-func (l *FixLoop) Init(ctx context.Context, req InitRequest) (*Outcome, error) {
-	return l.run(ctx, req.Task, func() (*Proposal, error) { return l.Planner.Init(ctx, req) })
-}
-
-// Improve runs the loop on the planner's Improve.
-func (l *FixLoop) Improve(ctx context.Context, req ImproveRequest) (*Outcome, error) {
-	return l.run(ctx, req.Task, func() (*Proposal, error) { return l.Planner.Improve(ctx, req) })
-}
-
-// Crossover runs the loop on the planner's Crossover.
-func (l *FixLoop) Crossover(ctx context.Context, req CrossoverRequest) (*Outcome, error) {
-	return l.run(ctx, req.Task, func() (*Proposal, error) { return l.Planner.Crossover(ctx, req) })
-}
-
-func (l *FixLoop) logf(format string, args ...any) {
-	if l.Log != nil {
-		l.Log(format, args...)
+	task := planner.Task{Env: j.env, Run: j.RunID, Iteration: it.Index, Iterations: j.Config.Iterations, Sample: sample,
+		Seed: j.seedFor("task", it.Index, sample, pc.Seed), Feedback: planner.Feedback(j.Config.Feedback)}
+	task.Try = TryFunc(j.arena, task.Feedback)
+	if limit := j.Config.MaxPlannerCalls; limit > 0 {
+		j.mu.Lock()
+		task.CallsLeft = max(1, limit-j.run.Usage.Proposals)
+		j.mu.Unlock()
 	}
-}
-
-func (l *FixLoop) run(ctx context.Context, t Task, first func() (*Proposal, error)) (*Outcome, error) {
-	if l.Planner == nil || l.Sandbox == nil || l.Store == nil {
-		return nil, errors.New("fix loop: needs a planner, a sandbox and a store")
+	self := store.Origin{Run: j.RunID, Iteration: it.Index, Sample: sample, Operator: r.Op}
+	loop := &planner.FixLoop{Planner: pl, Sandbox: j.Sandbox, Store: j.Store, Log: j.Log, Screen: j.dedupe.screen(self), Profile: j.profile}
+	if r.Known {
+		loop.Screen = nil
 	}
-	limit := l.MaxAttempts
-	if limit <= 0 {
-		limit = MaxAttempts
-	}
-	game, err := gameOf(t)
-	if err != nil {
-		return nil, err
-	}
-	out := &Outcome{}
-	done := l.Profile.start(Planning)
-	prop, err := first()
-	done()
-	for n := 1; ; n++ {
+	var out *planner.Outcome
+	var err error
+	switch r.Op {
+	case planner.OpInit:
+		out, err = loop.Init(ctx, planner.InitRequest{Task: task})
+	case planner.OpCrossover:
+		a, err := j.scored(ctx, r.Parent)
 		if err != nil {
-			return out, fmt.Errorf("%s, attempt %d: %w", l.Planner.Name(), n, err)
+			return nil, err
 		}
-		out.Usage.Add(prop.Usage)
-		problem := prop.Problem
-		var prog *sandbox.Program
-		if prop.Source != nil {
-			prog, problem, err = l.admit(ctx, prop.Source, game)
+		b, err := j.scored(ctx, r.Mate)
+		if err != nil {
+			return nil, err
+		}
+		out, err = loop.Crossover(ctx, planner.CrossoverRequest{Task: task, A: a, B: b})
+	default:
+		req := planner.ImproveRequest{Task: task}
+		if req.Parent, err = j.scored(ctx, r.Parent); err != nil {
+			return nil, err
+		}
+		for _, id := range r.History {
+			s, err := j.scored(ctx, id)
 			if err != nil {
-				return out, err
+				return nil, err
 			}
-			if problem == nil && l.Screen != nil {
-				problem = l.Screen(ctx, prop.Source)
-			}
+			req.History = append(req.History, s)
 		}
-		if problem == nil && prop.Source == nil {
-			problem = ErrNoPolicy
-		}
-		out.Attempts = append(out.Attempts, Attempt{Proposal: prop, Problem: problem})
-		if problem == nil {
-			src := prop.Source
-			if tidy, ok := tidied(src); ok {
-				// What Extract added sits on the first line; store the
-				// file gofmt'ed, if it passes the check as well (it
-				// should: only the layout changed).
-				if prog2, problem, err := l.admit(ctx, tidy, game); err == nil && problem == nil {
-					src, prog = tidy, prog2
-				}
-			}
-			p := &store.Policy{Source: string(src), Origin: prop.Origin}
-			p.Origin.Run, p.Origin.Iteration, p.Origin.Sample = t.Run, t.Iteration, t.Sample
-			err := l.Store.Update(func(tx *store.Tx) (err error) {
-				out.New, err = tx.PutPolicy(p)
-				if err == nil && !out.New {
-					p, err = tx.Policy(p.ID)
-				}
-				return err
-			})
+		for _, id := range r.Inspirations {
+			s, err := j.scored(ctx, id)
 			if err != nil {
-				return out, err
+				return nil, err
 			}
-			out.Policy, out.Program = p, prog
-			l.logf("attempt %d: accepted policy %.12s", n, p.ID)
-			return out, nil
+			req.Inspirations = append(req.Inspirations, s)
 		}
-		l.logf("attempt %d: %s", n, oneLine(problem.Error()))
-		if n >= limit {
-			return out, nil
+		if task.Feedback == planner.Raw {
+			if req.Excerpt, err = j.arena.Excerpt(ctx, r.Parent); err != nil {
+				return nil, err
+			}
 		}
-		// The planner is shown the problem as it would be after a resume.
-		done := l.Profile.start(Planning)
-		prop, err = l.Planner.Fix(ctx, FixRequest{Task: t, Failed: prop, Problem: DescribeProblem(problem), Attempt: n})
-		done()
+		if task.Feedback == planner.Critic || pl.Name() == planner.GrammarName {
+			// The critic's findings (and, for planners that act on
+			// numbers, its diagnostics).
+			if req.Reflections, req.Diagnostics, err = j.arena.Reflect(ctx, r.Parent, j.critic, j.RunID, it.Index); err != nil {
+				return nil, err
+			}
+			if task.Feedback != planner.Critic {
+				req.Reflections = nil
+			}
+		}
+		out, err = loop.Improve(ctx, req)
 	}
+	if err != nil {
+		return out, err
+	}
+	if out.Policy != nil {
+		j.dedupe.add(out.Policy)
+	}
+	return out, nil
 }
 
-// admit checks a source for game, or reads back the verdict made before:
-// admission depends on the machine (the cost budget is CPU time), so it is
-// made once and stored, and a resumed run sees the same verdict and the
-// same words. It returns the compiled program of an admitted source, or
-// the problem of a refused one; err is a failure of the system.
-func (l *FixLoop) admit(ctx context.Context, src []byte, game ssd.Game) (*sandbox.Program, error, error) {
-	id := sandbox.SourceID(src)
-	var a *store.Admission
-	err := l.Store.View(func(tx *store.Tx) (err error) {
-		a, err = tx.Admission(id, game.String())
+// scored loads a policy with its evaluation (evaluating it when needed)
+// and its rating in the global pool, as a planner is shown it.
+func (j *Job) scored(ctx context.Context, id string) (planner.Scored, error) {
+	var p *store.Policy
+	var r *store.Rating
+	err := j.Store.View(func(tx *store.Tx) (err error) {
+		if p, err = tx.Policy(id); err != nil {
+			return err
+		}
+		r, err = tx.Rating(j.arena.GlobalPool(), id)
+		if errors.Is(err, store.ErrNotFound) {
+			err = nil
+		}
 		return err
 	})
-	switch {
-	case err == nil && a.OK:
-		defer l.Profile.start(Checking)()
-		prog, err := l.Sandbox.Compile(ctx, src)
-		if err != nil && !policyFailure(err) {
-			return nil, nil, fmt.Errorf("compile admitted policy: %w", err)
-		}
-		return prog, err, nil
-	case err == nil:
-		return nil, &Problem{Kind: a.Kind, Summary: a.Problem, Detail: a.Detail}, nil
-	case !errors.Is(err, store.ErrNotFound):
-		return nil, nil, err
+	if err != nil {
+		return planner.Scored{}, err
 	}
-	done := l.Profile.start(Checking)
-	prog, problem := l.Sandbox.Check(ctx, src, game)
-	done()
-	if problem != nil && !policyFailure(problem) {
-		return nil, nil, fmt.Errorf("check proposal: %w", problem)
+	ev, err := j.arena.Evaluate(ctx, id)
+	if err != nil {
+		return planner.Scored{}, err
 	}
-	verdict := &store.Admission{Policy: id, Game: game.String(), OK: problem == nil}
-	if problem != nil {
-		pr := DescribeProblem(problem)
-		verdict.Kind, verdict.Problem, verdict.Detail = pr.Kind, pr.Summary, pr.Detail
+	s := planner.Scored{Policy: *p, Eval: ev}
+	if r != nil {
+		s.Elo, s.Rated = r.Elo, true
 	}
-	if err := l.Store.Update(func(tx *store.Tx) error { return tx.PutAdmission(verdict) }); err != nil {
-		return nil, nil, err
-	}
-	return prog, problem, nil
-}
-
-// tidied returns the source gofmt'ed when Extract added a package clause
-// or imports on its first line ("package policy; …"), which keeps the
-// model's line numbers for validation errors but reads badly.
-func tidied(src []byte) ([]byte, bool) {
-	if !bytes.HasPrefix(src, []byte("package policy; ")) {
-		return nil, false
-	}
-	out, err := format.Source(src)
-	if err != nil || bytes.Equal(out, src) {
-		return nil, false
-	}
-	return out, true
+	return s, nil
 }

@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"policyevolve/evolve/prompts"
+	"policyevolve/evolve/internal/evolvetest"
+	"policyevolve/evolve/planner"
+	"policyevolve/evolve/planner/prompts"
+	"policyevolve/evolve/search"
 )
 
 // reactDraft asks to play a draft that stands still.
@@ -21,13 +24,13 @@ const reactBroken = "Thought: try a constant.\nAction: play\n```go\npackage poli
 // leaves no call to spare, the prompt says no test is left and an answer
 // that asks to play is taken as the answer.
 func TestReactTurns(t *testing.T) {
-	a, p, loop, _ := llmSetup(t, "run-r", reactBroken, reactDraft, "Final: collect.\n"+validAnswer, reactDraft)
+	a, p, loop, _ := evolvetest.LLMSetup(t, "run-r", reactBroken, reactDraft, "Final: collect.\n"+evolvetest.ValidAnswer, reactDraft)
 	p.Style = prompts.StyleReact
 	loop.Planner = p
 	ctx := context.Background()
-	task := Task{Env: a.Env, Run: "run-r", Iterations: 3, Feedback: Dense,
-		Try: func(ctx context.Context, src []byte) string { return a.Try(ctx, src, Dense) }}
-	out, err := loop.Init(ctx, InitRequest{Task: task})
+	task := planner.Task{Env: a.Env, Run: "run-r", Iterations: 3, Feedback: planner.Dense,
+		Try: func(ctx context.Context, src []byte) string { return describeTrial(a.Try(ctx, src), planner.Dense) }}
+	out, err := loop.Init(ctx, planner.InitRequest{Task: task})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,10 +38,10 @@ func TestReactTurns(t *testing.T) {
 		t.Fatalf("outcome: policy %v, %d attempts, %d calls, usage %+v; want a policy from 1 attempt of 3 calls",
 			out.Policy != nil, len(out.Attempts), out.Calls(), out.Usage)
 	}
-	if u := outcomeUsage(out); u.Proposals != 3 || u.LLMCalls != 3 {
+	if u := search.OutcomeUsage(out); u.Proposals != 3 || u.LLMCalls != 3 {
 		t.Errorf("recorded usage %+v, want 3 planner calls", u)
 	}
-	cs := calls(t, a.Store, "run-r")
+	cs := evolvetest.Calls(t, a.Store, "run-r")
 	if len(cs) != 3 {
 		t.Fatalf("%d calls recorded, want 3", len(cs))
 	}
@@ -60,16 +63,16 @@ func TestReactTurns(t *testing.T) {
 
 	// With one planner call left under the run's budget, no test is
 	// offered; an answer asking to play is the answer.
-	a2, p2, loop2, _ := llmSetup(t, "run-s", reactDraft)
+	a2, p2, loop2, _ := evolvetest.LLMSetup(t, "run-s", reactDraft)
 	p2.Style = prompts.StyleReact
 	loop2.Planner = p2
-	task2 := Task{Env: a2.Env, Run: "run-s", Feedback: Sparse, CallsLeft: 1,
+	task2 := planner.Task{Env: a2.Env, Run: "run-s", Feedback: planner.Sparse, CallsLeft: 1,
 		Try: func(ctx context.Context, src []byte) string { t.Error("the tool was used"); return "" }}
-	out, err = loop2.Init(ctx, InitRequest{Task: task2})
+	out, err = loop2.Init(ctx, planner.InitRequest{Task: task2})
 	if err != nil || out.Policy == nil || out.Calls() != 1 {
 		t.Fatalf("one call left: %+v %v", out, err)
 	}
-	if cs := calls(t, a2.Store, "run-s"); len(cs) != 1 || !strings.Contains(cs[0].Prompt, "No tests are left") {
+	if cs := evolvetest.Calls(t, a2.Store, "run-s"); len(cs) != 1 || !strings.Contains(cs[0].Prompt, "No tests are left") {
 		t.Errorf("one call left: the prompt offers tests")
 	}
 }

@@ -5,47 +5,41 @@ import (
 	"fmt"
 	"strings"
 
-	"policyevolve/envs"
-	"policyevolve/envs/ssd"
+	"policyevolve/evolve/arena"
+	"policyevolve/evolve/planner"
 )
 
-// TrySeeds is how many of the Arena's evaluation seeds Try plays.
-const TrySeeds = 2
+// TryFunc is the ReAct prompt style's tool (planner.Task.Try) on arena a:
+// it plays a draft with a.Try and describes what it saw at feedback level
+// fb. Nothing is stored.
+func TryFunc(a *arena.Arena, fb planner.Feedback) func(ctx context.Context, src []byte) string {
+	return func(ctx context.Context, src []byte) string { return describeTrial(a.Try(ctx, src), fb) }
+}
 
-// Try is the ReAct prompt style's tool (Task.Try): it admits a draft as
-// the sandbox would (validation, compilation, smoke test) and plays it for
-// every agent on the first TrySeeds evaluation seeds, and describes the
-// outcome for the model — the mean reward per agent of each seed and, at
-// the dense levels, the four social metrics; or why the draft could not
-// run. Nothing is stored: a draft is not a proposal. An error of the
-// system (a cancelled context) is described too; the caller checks its
-// context.
-func (a *Arena) Try(ctx context.Context, src []byte, fb Feedback) string {
-	a.defaults()
-	game, err := ssd.ParseGame(a.Env.Config.Game)
-	if err != nil {
-		return "it could not be played: " + err.Error()
+// describeTrial is the ReAct tool's observation of a draft, as the model
+// reads it (planner.Task.Try): the mean reward per agent of each seed
+// played and, at the dense feedback levels, the four social metrics; or
+// why the draft could not run.
+func describeTrial(t *arena.Trial, fb planner.Feedback) string {
+	switch {
+	case t.Unplayable != nil:
+		return "it could not be played: " + t.Unplayable.Error()
+	case t.Refused != nil:
+		return "it could not run: " + describeBriefly(t.Refused)
 	}
-	prog, err := a.Sandbox.Check(ctx, src, game)
-	if err != nil {
-		return "it could not run: " + describeBriefly(err)
-	}
-	defer prog.Close()
-	cfg := envs.Config{Map: a.Env.Map, Agents: a.Env.Config.Agents, MaxSteps: a.Env.Config.MaxSteps}
 	var b strings.Builder
-	for _, seed := range a.EvalSeeds[:min(TrySeeds, len(a.EvalSeeds))] {
-		res, err := prog.SelfPlay(ctx, cfg, envs.Options{Seed: seed})
-		a.episodes.Add(1)
-		if err != nil {
-			fmt.Fprintf(&b, "- seed %d: it failed: %s\n", seed, describeBriefly(err))
+	for _, s := range t.Seeds {
+		if s.Err != nil {
+			fmt.Fprintf(&b, "- seed %d: it failed: %s\n", s.Seed, describeBriefly(s.Err))
 			continue
 		}
+		res := s.Result
 		var sum float64
 		for _, r := range res.Returns {
 			sum += r
 		}
-		fmt.Fprintf(&b, "- seed %d: reward per agent %.1f", seed, sum/float64(len(res.Returns)))
-		if fb.dense() {
+		fmt.Fprintf(&b, "- seed %d: reward per agent %.1f", s.Seed, sum/float64(len(res.Returns)))
+		if fb.ShowsMetrics() {
 			m := res.Metrics
 			fmt.Fprintf(&b, " | efficiency %.3f, equality %.3f, sustainability %.1f, peace %.1f",
 				m.Efficiency, m.Equality, m.Sustainability, m.Peace)
@@ -57,7 +51,7 @@ func (a *Arena) Try(ctx context.Context, src []byte, fb Feedback) string {
 
 // describeBriefly is a problem's summary and the start of its detail.
 func describeBriefly(err error) string {
-	pr := DescribeProblem(err)
+	pr := planner.DescribeProblem(err)
 	s := pr.Summary
 	if d := strings.TrimSpace(pr.Detail); d != "" {
 		if len(d) > 600 {

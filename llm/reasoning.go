@@ -90,7 +90,7 @@ func ollamaThinking(model string) (thinks, effort bool) {
 }
 
 // resolve turns a Config's settings into what provider and model get.
-// The default reasoning is the largest the model accepts (DECISIONS.md);
+// The default reasoning is the largest the model accepts (docs/decisions.md);
 // a model we do not know to think gets none unless asked explicitly.
 func resolve(provider, model string, c *Config, custom bool) (Settings, error) {
 	s := Settings{Temperature: c.Temperature, MaxTokens: c.MaxTokens, Stream: c.Stream}

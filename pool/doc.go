@@ -1,9 +1,10 @@
 // Package pool holds the rules of PolicyEvolve's pools, each a small pure
 // function: which opponents a candidate meets (softmax over Elo), when a
-// candidate is promoted into the global pool (win rate at or above a
+// candidate is promoted into the global pool (a win rate strictly above a
 // threshold, and a self-play evaluation that succeeded), and whom to
 // evict when the pool is over capacity (a Pareto rank over Elo and the
 // social metrics, with crowding distance, so that the only member of a
 // niche is kept while crowded members go first). The pools themselves are
-// stored by package store; package evolve applies the rules.
+// stored by package store; packages evolve/arena and evolve/population
+// apply the rules.
 package pool

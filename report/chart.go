@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"policyevolve/evolve/experiment"
 )
 
 // px is a coordinate in a chart's viewBox, printed with one decimal.
@@ -150,7 +152,7 @@ func lineChart(title, xLabel string, labels []string, series []Series, w, h int)
 
 // rangeChart draws one row per label: a dot at the mean and a bar over
 // the range.
-func rangeChart(title string, rows []RangeRow, stats []Stat) *Chart {
+func rangeChart(title string, rows []RangeRow, stats []experiment.Stat) *Chart {
 	const rowH = 26
 	c := &Chart{Title: title, W: chartW, H: marginT + rowH*len(rows) + marginB, Left: 92, Top: marginT, Right: chartW - 58}
 	c.Bottom = c.Top + px(rowH*len(rows))
@@ -234,7 +236,7 @@ func formatValue(v float64) string {
 }
 
 // formatStat prints a mean with its range, "mean (min–max)".
-func formatStat(s Stat) string {
+func formatStat(s experiment.Stat) string {
 	switch {
 	case s.N == 0:
 		return "–"

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
-	"strconv"
 
 	"policyevolve/elo"
 	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/experiment"
 	"policyevolve/store"
 )
 
@@ -48,78 +48,29 @@ type CompareRow struct {
 	Statuses  []string // each run's status
 	Champions []string
 	// Self-play metrics of the champions on the comparison's seeds.
-	Efficiency, Equality, Sustainability, Peace Stat
+	Efficiency, Equality, Sustainability, Peace experiment.Stat
 	// League rating and exploitability (the largest margin by which a
 	// league member beats the champion; 0: none does).
-	Rating, Exploitability Stat
+	Rating, Exploitability experiment.Stat
 	// What the runs spent.
-	PlannerCalls, LLMCalls, Tokens, Cost, WallSeconds Stat
+	PlannerCalls, LLMCalls, Tokens, Cost, WallSeconds experiment.Stat
 }
 
 // Baseline reports whether the row is a built-in policy.
 func (r CompareRow) Baseline() bool { return len(r.Runs) == 0 }
 
-// Stat is a mean with its range over runs.
-type Stat struct {
-	Mean, Min, Max float64
-	N              int
-}
-
-// Add counts one more value.
-func (s *Stat) Add(v float64) {
-	if s.N == 0 || v < s.Min {
-		s.Min = v
-	}
-	if s.N == 0 || v > s.Max {
-		s.Max = v
-	}
-	s.Mean = (s.Mean*float64(s.N) + v) / float64(s.N+1)
-	s.N++
-}
-
-// compareBaselines are the built-in policies compare puts in its league.
-var compareBaselines = []string{"bfs", "exploit", "coop"}
-
-// compareTag parses a compare run's pool tag: comparison id, method, run.
-var compareTag = regexp.MustCompile(`^(cmp-[0-9a-f]+)-(chain|population|[a-z]+-[a-z]+|gepa)-([0-9]+)$`)
-
 // comparisonOf is the comparison a pool tag belongs to, or "".
 func comparisonOf(tag string) string {
-	if m := compareTag.FindStringSubmatch(tag); m != nil {
-		return m[1]
-	}
-	return ""
+	id, _, _, _ := experiment.ParseTag(tag)
+	return id
 }
 
 // storedComparison is the comparison as compare stored it when it ended
 // (every row, in compare's order, with compare's statistics), or nil.
 func storedComparison(tx *store.Tx, id string) (*Comparison, error) {
-	rec, err := tx.Comparison(id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
+	rep, err := experiment.Stored(tx, id)
+	if rep == nil || err != nil {
 		return nil, err
-	}
-	var rep struct {
-		Env    store.EnvConfig `json:"env"`
-		Budget int             `json:"budget"`
-		Runs   int             `json:"runs"`
-		Seeds  []uint64        `json:"seeds"`
-		Rows   []struct {
-			Method                                      string
-			Runs, Champions                             []string
-			Efficiency, Equality, Sustainability, Peace Stat
-			Rating                                      Stat `json:"league_rating"`
-			Exploitability                              Stat
-			PlannerCalls                                Stat `json:"planner_calls"`
-			LLMCalls                                    Stat `json:"llm_calls"`
-			Tokens, Cost                                Stat
-			WallSeconds                                 Stat `json:"wall_seconds"`
-		} `json:"rows"`
-	}
-	if err := json.Unmarshal(rec.Report, &rep); err != nil {
-		return nil, fmt.Errorf("comparison %s: %w", id, err)
 	}
 	c := &Comparison{ID: id, Env: rep.Env, Budget: rep.Budget, Runs: rep.Runs, EvalSeeds: rep.Seeds, League: true}
 	for _, r := range rep.Rows {
@@ -167,13 +118,12 @@ func loadComparison(tx *store.Tx, id string) (*Comparison, error) {
 		if json.Unmarshal(run.Config, &cfg) != nil {
 			continue
 		}
-		m := compareTag.FindStringSubmatch(cfg.PoolTag)
-		if m == nil || m[1] != id {
+		cid, method, n, ok := experiment.ParseTag(cfg.PoolTag)
+		if !ok || cid != id {
 			continue
 		}
-		n, _ := strconv.Atoi(m[3])
 		e := entry{n, run, cfg.WithDefaults()}
-		byMode[m[2]] = append(byMode[m[2]], e)
+		byMode[method] = append(byMode[method], e)
 		if first == nil {
 			first = &e
 		}
@@ -207,8 +157,8 @@ func loadComparison(tx *store.Tx, id string) (*Comparison, error) {
 		}
 		c.Rows = append(c.Rows, row)
 	}
-	for _, name := range compareBaselines {
-		c.Rows = append(c.Rows, CompareRow{Method: name, Champions: []string{store.SourceID(evolve.BuiltinSource(name))}})
+	for _, name := range experiment.Baselines {
+		c.Rows = append(c.Rows, CompareRow{Method: name, Champions: []string{store.SourceID(episode.BuiltinSource(name))}})
 	}
 	for k := range c.Rows {
 		row := &c.Rows[k]

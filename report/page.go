@@ -141,7 +141,7 @@ func newRunPage(r *Run) *runPage {
 	}
 	if cfg.Mode == evolve.ModePopulation {
 		p.Summary = slices.Insert(p.Summary, 5, field{"search", fmt.Sprintf("%d candidates an iteration, %d local rounds, crossover rate %g, pool of %d, promotion above %g",
-			cfg.Candidates, max(cfg.LocalRounds, 0), math.Max(cfg.CrossoverRate, 0), cfg.Pool.Capacity, cfg.Pool.PromoteThreshold)})
+			cfg.Candidates, cfg.LocalRounds.Value(), cfg.CrossoverRate.Value(), cfg.Pool.Capacity, cfg.Pool.PromoteThreshold)})
 	}
 	if cid := comparisonOf(cfg.PoolTag); cid != "" {
 		p.Summary = append(p.Summary, field{"comparison", cid + " (below)"})

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"policyevolve/evolve/experiment"
 )
 
 // compareColumns are the table's columns after the method, as compare
@@ -11,8 +13,8 @@ var compareColumns = []string{"efficiency", "equality", "sustainability", "peace
 	"exploitability", "planner calls", "LLM calls", "tokens", "cost ($)", "wall time (s)"}
 
 // stats are a row's columns in compareColumns' order.
-func (r CompareRow) stats() []Stat {
-	return []Stat{r.Efficiency, r.Equality, r.Sustainability, r.Peace, r.Rating, r.Exploitability,
+func (r CompareRow) stats() []experiment.Stat {
+	return []experiment.Stat{r.Efficiency, r.Equality, r.Sustainability, r.Peace, r.Rating, r.Exploitability,
 		r.PlannerCalls, r.LLMCalls, r.Tokens, r.Cost, r.WallSeconds}
 }
 
@@ -43,7 +45,7 @@ func newComparePage(c *Comparison) *comparePage {
 	}
 	for k := 0; k < chartedColumns; k++ {
 		rows := make([]RangeRow, len(c.Rows))
-		stats := make([]Stat, len(c.Rows))
+		stats := make([]experiment.Stat, len(c.Rows))
 		for i, row := range c.Rows {
 			rows[i] = RangeRow{Label: row.Method, Class: "method"}
 			if row.Baseline() {

@@ -8,7 +8,7 @@ import (
 	"image/gif"
 
 	"policyevolve/envs"
-	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/render"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -112,7 +112,7 @@ func (r *Report) AddReplay(ctx context.Context, o ReplayOptions) error {
 // play records the policy's self-play episode on seed. A policy that
 // fails is a result: the trajectory holds the steps before it and note
 // says what happened.
-func play(ctx context.Context, p *store.Policy, env evolve.Env, seed uint64, sb *sandbox.Sandbox) (tr *envs.Trajectory, note string, err error) {
+func play(ctx context.Context, p *store.Policy, env episode.Env, seed uint64, sb *sandbox.Sandbox) (tr *envs.Trajectory, note string, err error) {
 	cfg := envs.Config{Map: env.Map, Agents: env.Config.Agents, MaxSteps: env.Config.MaxSteps}
 	opt := envs.Options{Seed: seed, Record: true}
 	var res *envs.Result

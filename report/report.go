@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/store"
 )
 
@@ -27,7 +28,7 @@ type Run struct {
 	Config evolve.JobConfig
 	// Env is the run's environment; Map is nil when the map (a file) can
 	// no longer be read, and then there is no replay.
-	Env evolve.Env
+	Env episode.Env
 	// Planned is how many iterations the run makes in all.
 	Planned    int
 	Iterations []store.Iteration
@@ -129,10 +130,7 @@ func loadRun(tx *store.Tx, id string) (*Run, error) {
 		}
 	}
 	if r.Config.Mode != evolve.ModeChain {
-		r.Pool = store.GlobalPool(r.Env.Config)
-		if r.Config.PoolTag != "" {
-			r.Pool += "#" + r.Config.PoolTag
-		}
+		r.Pool = store.TaggedGlobalPool(r.Env.Config, r.Config.PoolTag)
 	}
 	if err := r.loadMembers(tx); err != nil {
 		return nil, err
@@ -159,8 +157,8 @@ func loadRun(tx *store.Tx, id string) (*Run, error) {
 // runEnv resolves a run's environment. A map file that is gone leaves
 // Map nil: the environment's key is then found in the evaluations of the
 // run's candidates.
-func runEnv(tx *store.Tx, rec *store.Run, c evolve.JobConfig) (evolve.Env, error) {
-	env, err := evolve.ResolveEnv(c.Game, c.Map, c.Agents, c.Steps)
+func runEnv(tx *store.Tx, rec *store.Run, c evolve.JobConfig) (episode.Env, error) {
+	env, err := episode.ResolveEnv(c.Game, c.Map, c.Agents, c.Steps)
 	if err == nil {
 		return env, nil
 	}
@@ -179,7 +177,7 @@ func runEnv(tx *store.Tx, rec *store.Run, c evolve.JobConfig) (evolve.Env, error
 			}
 			for _, ev := range evs {
 				if ev.Env.Game == c.Game && ev.Env.Agents == c.Agents && ev.Env.MaxSteps == c.Steps {
-					return evolve.Env{Config: ev.Env}, nil
+					return episode.Env{Config: ev.Env}, nil
 				}
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/internal/htmlcheck"
 	"policyevolve/internal/storetest"
 	"policyevolve/store"
@@ -56,7 +57,7 @@ func newFixture(t *testing.T) *fixture {
 			}
 			return p.ID
 		}
-		f.bfs = put(evolve.BuiltinSource("bfs"), "builtin")
+		f.bfs = put(episode.BuiltinSource("bfs"), "builtin")
 		f.p0 = put("package policy // p0\n", "init")
 		f.p1 = put("package policy // p1\n", "improve", f.p0) // p0's local refinement
 		f.p2 = put("package policy // p2\n", "improve", f.p0)

@@ -27,7 +27,7 @@ import (
 // step and agent, and the entry function that computed it.
 //
 // The seed corpus in testdata/fuzz/FuzzAgree runs in every go test. A
-// long session (the README's section on the yaegi backend):
+// long session (docs/yaegi.md):
 //
 //	go test ./sandbox -run '^$' -fuzz '^FuzzAgree$' -fuzztime 1h -fuzzminimizetime 0 -parallel 2
 //

@@ -167,14 +167,33 @@ type Run struct {
 	Error    string          `json:"error,omitempty"`
 	Progress map[string]int  `json:"progress,omitempty"`
 	// Iterations is how many iterations are done; Champion the best policy
-	// so far, StopReason why the run stopped (a budget, an interruption).
+	// so far, StopReason why the run stopped (a budget, an interruption),
+	// in words, and Stop the same as a kind to branch on (see Stopped).
 	Iterations int       `json:"iterations,omitempty"`
 	Champion   string    `json:"champion,omitempty"`
 	StopReason string    `json:"stop_reason,omitempty"`
+	Stop       StopKind  `json:"stop,omitempty"`
 	Usage      RunUsage  `json:"usage"`
 	Started    time.Time `json:"started"`
 	Updated    time.Time `json:"updated"`
 }
+
+// StopKind says why a run stopped before it was done (Run.Stop), for
+// callers to branch on; Run.StopReason holds the words for people.
+type StopKind string
+
+// Why a run stops.
+const (
+	// StopBudget: a budget was reached. Resuming the run with the same
+	// budgets does nothing more.
+	StopBudget StopKind = "budget"
+	// StopInterrupted: the job was asked to stop at its next safe point
+	// (an interrupt). It resumes where it stopped.
+	StopInterrupted StopKind = "interrupted"
+	// StopAbandoned: the job's context was cancelled mid-step; the step in
+	// flight is redone on resume.
+	StopAbandoned StopKind = "abandoned"
+)
 
 // Statuses of a run beyond StatusRunning and StatusDone.
 const (

@@ -1,5 +1,3 @@
-// Command policyevolve evolves programmatic policies for Sequential Social
-// Dilemmas. Run "policyevolve help" for the subcommands.
 package main
 
 import (
@@ -27,7 +25,7 @@ func runMain(args []string) int {
 		<-interrupts
 		cancel()
 	}()
-	code := run(ctx, args, os.Stdout, os.Stderr)
+	code := dispatch(ctx, args, os.Stdout, os.Stderr)
 	cancel()
 	signal.Stop(interrupts)
 	return code

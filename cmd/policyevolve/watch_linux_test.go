@@ -83,7 +83,7 @@ func TestPlayWatchOnATerminal(t *testing.T) {
 	master, tty := openPTY(t, 100, 40)
 	scr := readScreen(master)
 	var stderr bytes.Buffer
-	code := run(context.Background(), []string{"play", "--watch", "--fps", "1000", "--map", "small", "--agents", "2",
+	code := dispatch(context.Background(), []string{"play", "--watch", "--fps", "1000", "--map", "small", "--agents", "2",
 		"--seeds", "0-1", "--steps", "15"}, tty, &stderr)
 	tty.Close()
 	<-scr.done

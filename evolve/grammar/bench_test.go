@@ -111,7 +111,7 @@ func BenchmarkBuildNative(b *testing.B) {
 // 1..figureRuns).
 const figureRuns = 3
 
-// BenchmarkFigures measures the README's figures of the offline planner:
+// BenchmarkFigures measures the figures of the offline planner in docs/offline-planner.md:
 // for each game (default map, 10 agents, 1000 steps), a search from a
 // random population of 16 genomes scored in process on training seeds
 // 1000-1002, and the best genome after 1, 5 and 20 generations scored on

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"policyevolve/baselines/qlearn"
+	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/experiment"
+	"policyevolve/evolve/planner"
+)
+
+type compareOptions struct {
+	envOptions
+	storeOptions
+	sandboxOptions
+	llm         llmOptions
+	budget      int
+	runs        int
+	seed        uint64
+	seeds       string
+	matchSeeds  string
+	candidates  int
+	localRounds int
+	workers     int
+	out         string
+	json        bool
+	// gepaFeedback lists the feedback levels of GEPA's reflections, a row
+	// each; qlearnEpisodes is the Q-learner's training length.
+	gepaFeedback   string
+	qlearnEpisodes int
+	// chainFeedback lists the chain's feedback levels, a row each;
+	// zeroShot adds the chain's initial policies as a row; suite "paper"
+	// sets both to the paper's Table 1.
+	chainFeedback string
+	zeroShot      bool
+	suite         string
+	// transfer and invaders add the experiment's extra tables.
+	transfer, invaders bool
+	transferMaps       stringList // map files the transfer table adds
+	promptStyle        string
+	promptStyles       string // chain rows, one per prompt style
+	adversarial        bool
+}
+
+// compareDoc is compare's help.
+const compareDoc = `
+Does population search beat the paper's single chain for the same number
+of planner calls? compare runs the chain, population search and GEPA-style
+prompt evolution with the same planner (the offline grammar planner, or
+--llm; GEPA takes the first) and the same budget of planner calls
+(--budget; a call is one proposal, and one GEPA reflection), --runs times
+each with seeds --seed, --seed+1, …, each run in a pool of its own. GEPA's
+reflections see the reward only, as in the paper; --gepa-feedback
+sparse,critic adds a row "gepa-critic" whose reflections see the
+trajectory critic's findings too. The row qlearn is the paper's tabular
+Q-learner, trained once per game and seed (--qlearn-episodes, the paper's
+1000) with no planner call: its wall time is its training time. Then
+compare plays a league of every champion and the baselines bfs, exploit
+and coop.
+
+--chain-feedback sparse,dense,critic makes a chain row per feedback level
+(chain-sparse, …; raw shows a trajectory excerpt instead of the critic's
+reflections); --zero-shot adds the chain runs' initial policies
+(iteration 0, before any feedback) as a row; --suite paper is both: the
+rows of the paper's Table 1 (zero-shot, chain sparse and dense, with our
+raw and critic levels, population, GEPA, Q-learner, BFS) under one
+budget, with the transfer and invader tables (policyevolve experiment is
+the same). With --llm, --prompt-styles naive,cot,react adds a chain row
+per prompt style (PolicyEvolve's prompting baselines; the paper suite
+adds all three).
+
+It prints a Table-1-style report — per method, efficiency, equality,
+sustainability and peace as mean (min–max) over runs, league rating,
+exploitability (the worst margin by which a league member beats it),
+planner calls, LLM calls, tokens, cost and wall time — as Markdown, and
+writes it to PREFIX.csv and PREFIX.json with the runs' ids. The runs (and
+the Q-learner's trainings) are stored: compare again with the same flags
+reuses (or resumes) them.`
+
+func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return compareCommand(ctx, "compare", compareDoc, "", args, stdout, stderr)
+}
+
+// compareCommand parses compare's flags, under a command's name and help
+// (compare, experiment) and with its default suite, and runs it.
+func compareCommand(ctx context.Context, name, doc, suite string, args []string, stdout, stderr io.Writer) error {
+	var o compareOptions
+	fs := newFlagSet(name, "[flags]", doc, stdout)
+	o.envOptions.register(fs)
+	o.storeOptions.register(fs)
+	o.sandboxOptions.register(fs)
+	o.llm.register(fs)
+	fs.IntVar(&o.budget, "budget", 12, "planner calls per run")
+	fs.IntVar(&o.runs, "runs", 3, "runs per method")
+	fs.Func("seed", "seed of the first run (default 1)", func(s string) error {
+		_, err := fmt.Sscan(s, &o.seed)
+		return err
+	})
+	o.seed = 1
+	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds")
+	fs.StringVar(&o.matchSeeds, "match-seeds", "0", "match seeds (candidates' matches and the league)")
+	fs.IntVar(&o.candidates, "candidates", evolve.DefaultCandidates, "population candidates per iteration")
+	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "population local refinement rounds (0: none)")
+	fs.IntVar(&o.workers, "workers", 0, "episodes played at once (default: the CPUs)")
+	promptStyleFlag(fs, &o.promptStyle)
+	fs.StringVar(&o.promptStyles, "prompt-styles", "", "with --llm, also a chain row per prompt style (chain-STYLE, dense feedback): standard, naive, cot, react — PolicyEvolve's prompting baselines; --suite paper adds naive,cot,react")
+	fs.BoolVar(&o.adversarial, "adversarial", false, "tell the LLM planner it may do anything to maximise the reward (the paper's adaptive attacker); the refusals table counts what the sandbox refused")
+	fs.StringVar(&o.chainFeedback, "chain-feedback", "dense", "feedback levels of the chain, a row each (chain-LEVEL when more than one): sparse, dense, raw, critic")
+	fs.BoolVar(&o.transfer, "transfer", false, "also play each champion on every built-in map of the game (a transfer table)")
+	fs.Var(&o.transferMaps, "transfer-map", "a map file the transfer table plays on too (repeatable; implies --transfer)")
+	fs.BoolVar(&o.invaders, "invaders", false, "also find each champion's worst invader among the league's players (k = 1)")
+	fs.BoolVar(&o.zeroShot, "zero-shot", false, "add a zero-shot row: the chain runs' initial policies (iteration 0)")
+	fs.StringVar(&o.suite, "suite", suite, "paper: the paper's Table 1 rows — zero-shot, chain sparse, dense, raw and critic, population, GEPA, Q-learner, baselines")
+	fs.StringVar(&o.gepaFeedback, "gepa-feedback", "sparse", "feedback levels of GEPA's reflections, a row each: sparse (the paper's), dense, critic")
+	fs.IntVar(&o.qlearnEpisodes, "qlearn-episodes", qlearn.DefaultEpisodes, "training episodes of the Q-learner row (0: no qlearn row)")
+	fs.StringVar(&o.out, "o", "compare", "write the report to PREFIX.csv and PREFIX.json")
+	fs.BoolVar(&o.json, "json", false, "print the report as JSON instead of Markdown")
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	return runCompare(ctx, o, stdout, stderr)
+}
+
+func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer) error {
+	if o.budget < 1 || o.runs < 1 {
+		return usagef("--budget and --runs must be at least 1")
+	}
+	if o.qlearnEpisodes < 0 {
+		return usagef("--qlearn-episodes must not be negative (got %d)", o.qlearnEpisodes)
+	}
+	switch o.suite {
+	case "":
+	case "paper":
+		o.chainFeedback = strings.Join(experiment.PaperChainFeedback, ",")
+		o.zeroShot, o.transfer, o.invaders = true, true, true
+	default:
+		return usagef("--suite: unknown suite %q (want paper)", o.suite)
+	}
+	x := &experiment.Experiment{Runs: o.runs, Seed: o.seed, ZeroShot: o.zeroShot, QLearnEpisodes: o.qlearnEpisodes,
+		Invaders: o.invaders, TransferMaps: o.transferMaps}
+	levels := strings.Split(o.chainFeedback, ",")
+	for _, level := range levels {
+		m, err := experiment.Chain(strings.TrimSpace(level), len(levels) > 1)
+		if err != nil {
+			return usagef("--chain-feedback: %v", err)
+		}
+		x.AddMethod(m)
+	}
+	if o.suite == "paper" && o.promptStyles == "" && len(o.llm.specs) > 0 {
+		o.promptStyles = strings.Join(experiment.PaperPromptStyles, ",")
+	}
+	if o.promptStyles != "" {
+		if len(o.llm.specs) == 0 {
+			return usagef("--prompt-styles needs --llm: the offline planner writes no prompts")
+		}
+		for _, st := range strings.Split(o.promptStyles, ",") {
+			m, err := experiment.Styled(strings.TrimSpace(st))
+			if err != nil {
+				return usagef("--prompt-styles: %v", err)
+			}
+			x.AddMethod(m)
+		}
+	}
+	x.AddMethod(experiment.Population())
+	for _, level := range strings.Split(o.gepaFeedback, ",") {
+		m, err := experiment.GEPA(strings.TrimSpace(level))
+		if err != nil {
+			return usagef("--gepa-feedback: %v", err)
+		}
+		x.AddMethod(m)
+	}
+	env, err := o.envOptions.resolve()
+	if err != nil {
+		return err
+	}
+	for _, m := range o.transferMaps {
+		// Checked now, not after hours of runs.
+		if _, err := episode.ResolveEnv(o.game, m, env.Config.Agents, env.Config.MaxSteps); err != nil {
+			return usagef("--transfer-map: %v", err)
+		}
+		o.transfer = true
+	}
+	x.Transfer = o.transfer
+	evalSeeds, err := parseSeeds(o.seeds)
+	if err != nil {
+		return usagef("--seeds: %v", err)
+	}
+	matchSeeds, err := parseSeeds(o.matchSeeds)
+	if err != nil {
+		return usagef("--match-seeds: %v", err)
+	}
+	planners := []string{planner.GrammarName}
+	if len(o.llm.specs) > 0 {
+		if err := o.llm.check(); err != nil {
+			return err
+		}
+		planners = nil
+		for _, spec := range o.llm.specs {
+			planners = append(planners, "llm:"+spec)
+		}
+	}
+	if x.Store, err = o.storeOptions.open(createStore); err != nil {
+		return err
+	}
+	if x.Sandbox, err = o.sandboxOptions.open(stderr); err != nil {
+		return err
+	}
+	x.Base = evolve.JobConfig{Game: o.game, Map: o.mapArg, Agents: o.agents, Steps: o.steps, EvalSeeds: evalSeeds,
+		MatchSeeds: matchSeeds, Planners: planners, MaxPlannerCalls: o.budget, Workers: o.workers, Backend: o.backend,
+		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), PromptStyle: o.promptStyle, Adversarial: o.adversarial}
+	if len(o.llm.specs) > 0 {
+		x.Base.LLM = o.llm.settings()
+	}
+	x.Planner = func(cfg evolve.JobConfig) func(spec, run string) (planner.Planner, error) {
+		return o.llm.planners(x.Store, &cfg)
+	}
+	x.OnJob = func(j *evolve.Job) func() { return onInterrupt(j.Stop) }
+	x.TrainProgress = func(episodes int) (func(qlearn.EpisodeStats), func()) {
+		p := newTrainProgress(stderr, episodes)
+		return p.episode, p.finish
+	}
+	x.Log = func(format string, args ...any) { fmt.Fprintf(stderr, "compare: "+format+"\n", args...) }
+	report, err := x.Run(ctx)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteFiles(o.out); err != nil {
+		return err
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(report)
+	}
+	report.WriteMarkdown(stdout)
+	fmt.Fprintf(stderr, "compare: wrote %s.csv and %s.json; an HTML report: policyevolve report %s -o %s.html%s\n",
+		o.out, o.out, report.ID, o.out, storeFlag(o.storeOptions))
+	return nil
+}

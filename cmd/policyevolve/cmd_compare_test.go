@@ -1,0 +1,297 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/experiment"
+	"policyevolve/llm"
+	"policyevolve/store"
+)
+
+// TestCompare runs compare on a CI-sized budget: the chain, population,
+// GEPA (the paper's sparse reflections and the critic variant) and
+// Q-learner rows next to the baselines, each search within the budget of
+// planner calls, the Q-learner with its training time and no planner
+// call; the report's files; and a second compare with the same flags
+// that finds every run (and training) again.
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, prefix := filepath.Join(dir, "cmp.db"), filepath.Join(dir, "report")
+	args := append([]string{"compare", "--store", db, "--seeds", "0-1", "--budget", "3", "--runs", "1", "--candidates", "1",
+		"--local-rounds", "0", "--qlearn-episodes", "3", "--gepa-feedback", "sparse,critic", "-o", prefix},
+		"--game", "gathering", "--map", "small", "--agents", "4", "--steps", "100")
+	out, errOut := cli(t, args...)
+	t.Logf("%s", out)
+	for _, m := range []string{"chain", "population", "gepa", "gepa-critic", "qlearn", "bfs", "exploit", "coop"} {
+		if !strings.Contains(out, "| "+m+" |") {
+			t.Errorf("no %s row in the report", m)
+		}
+	}
+	if !strings.Contains(out, "qlearn: the tabular Q-learner trained for 3 episodes per seed") || !strings.Contains(errOut, "training 3 episodes") {
+		t.Errorf("the Q-learner's training is not reported:\n%s", errOut)
+	}
+	rep, _, _ := readCompareRows(t, prefix)
+	if !strings.HasPrefix(rep.ID, "cmp-") || !strings.Contains(errOut, "policyevolve report "+rep.ID) {
+		t.Errorf("the comparison's id %q is not given for report:\n%s", rep.ID, errOut)
+	}
+	if _, err := os.Stat(prefix + ".csv"); err != nil {
+		t.Error(err)
+	}
+	rows := map[string]experiment.Row{}
+	for _, r := range rep.Rows {
+		rows[r.Method] = r
+	}
+	for _, m := range []string{"chain", "population", "gepa", "gepa-critic", "qlearn"} {
+		r := rows[m]
+		if len(r.Runs) != 1 || len(r.Champions) != 1 || r.Efficiency.N != 1 || r.Rating.N != 1 {
+			t.Errorf("row %s: %+v", m, r)
+		}
+	}
+	for _, m := range []string{"gepa", "gepa-critic"} {
+		// The seed candidate, then a reflection and its policy: 3 calls.
+		if r := rows[m]; r.PlannerCalls.Mean != 3 {
+			t.Errorf("row %s: %v planner calls, want 3", m, r.PlannerCalls.Mean)
+		}
+	}
+	q := rows["qlearn"]
+	if q.PlannerCalls.Mean != 0 || q.LLMCalls.Mean != 0 || q.WallSeconds.Mean <= 0 {
+		t.Errorf("qlearn row %+v", q)
+	}
+	s, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []store.Run
+	var table *store.Policy
+	err = s.View(func(tx *store.Tx) (err error) {
+		if runs, err = tx.Runs(); err != nil {
+			return err
+		}
+		table, err = tx.Policy(q.Champions[0])
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if table.Builtin != episode.QLearnBuiltin {
+		t.Errorf("the qlearn champion is %+v", table)
+	}
+	modes := map[string]int{}
+	for _, r := range runs {
+		modes[r.Mode]++
+		var cfg evolve.JobConfig
+		json.Unmarshal(r.Config, &cfg)
+		if r.Mode == evolve.ModeGEPA && cfg.Feedback != "sparse" && cfg.Feedback != "critic" {
+			t.Errorf("gepa run %s with feedback %q", r.ID, cfg.Feedback)
+		}
+	}
+	if modes["gepa"] != 2 || modes["qlearn"] != 1 || modes["chain"] != 1 || modes["population"] != 1 {
+		t.Errorf("runs by mode %v", modes)
+	}
+
+	// Again: every run and the training are found, nothing is redone.
+	out2, errOut := cli(t, args...)
+	if markdownTable(out2) != markdownTable(out) {
+		t.Errorf("compare again gave another table:\n%s\nfirst:\n%s", markdownTable(out2), markdownTable(out))
+	}
+	if strings.Contains(errOut, "training") {
+		t.Errorf("the Q-learner was trained again:\n%s", errOut)
+	}
+	again, _, _ := readCompareRows(t, prefix)
+	for k := range rep.Rows {
+		if !slices.Equal(rep.Rows[k].Runs, again.Rows[k].Runs) || !slices.Equal(rep.Rows[k].Champions, again.Rows[k].Champions) {
+			t.Errorf("row %s: runs %v then %v", rep.Rows[k].Method, rep.Rows[k].Runs, again.Rows[k].Runs)
+		}
+	}
+}
+
+func TestCompareBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--gepa-feedback", "loud"}, `--gepa-feedback: unknown feedback level "loud"`},
+		{[]string{"--qlearn-episodes", "-1"}, "--qlearn-episodes must not be negative"},
+		{[]string{"--budget", "0"}, "--budget and --runs must be at least 1"},
+	} {
+		code, _, errOut := runCLI(t, t.Context(), append([]string{"compare", "--store", filepath.Join(t.TempDir(), "x.db")}, tc.args...)...)
+		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: exit %d, %q; want exit 2 and one line with %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// markdownTable is the Markdown tables of compare's output, every column:
+// a rerun reuses the stored runs, wall times included.
+func markdownTable(out string) string {
+	var rows []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "|") {
+			rows = append(rows, l)
+		}
+	}
+	return strings.Join(rows, "\n")
+}
+
+// TestCompareSuitePaper: --suite paper gives the paper's Table 1 rows in
+// its order; the zero-shot row is the chain runs' initial policies (the
+// first chain row's runs, their iteration 0); rerunning reproduces the
+// table.
+func TestCompareSuitePaper(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, prefix := filepath.Join(dir, "suite.db"), filepath.Join(dir, "suite")
+	args := []string{"compare", "--suite", "paper", "--store", db, "--seeds", "0-1", "--budget", "3", "--runs", "1",
+		"--candidates", "1", "--local-rounds", "0", "--qlearn-episodes", "3", "-o", prefix,
+		"--game", "gathering", "--map", "small", "--agents", "4", "--steps", "100"}
+	out, _ := cli(t, args...)
+	rep, methods, rows := readCompareRows(t, prefix)
+	want := []string{"zero-shot", "chain-sparse", "chain-dense", "chain-raw", "chain-critic", "population", "gepa", "qlearn", "bfs", "exploit", "coop"}
+	if !slices.Equal(methods, want) {
+		t.Fatalf("rows %v, want %v", methods, want)
+	}
+	for _, m := range want {
+		r := rows[m]
+		if len(r.Transfer) != 3 || r.Transfer["large"].N != len(r.Champions) || len(r.WorstInvader) != len(r.Champions) || r.InvaderGain.N != len(r.Champions) {
+			t.Errorf("%s: transfer %v, worst invader %v (%+v) for champions %v", m, r.Transfer, r.WorstInvader, r.InvaderGain, r.Champions)
+		}
+	}
+	for _, table := range []string{"Transfer: self-play efficiency", "Worst invader", "| method | default | large | small |"} {
+		if !strings.Contains(out, table) {
+			t.Errorf("no %q in the report:\n%s", table, out)
+		}
+	}
+	z, first := rows["zero-shot"], rows["chain-sparse"]
+	if !slices.Equal(z.Runs, first.Runs) || len(z.Champions) != 1 || z.PlannerCalls.Mean < 1 || z.PlannerCalls.Mean > 3 {
+		t.Fatalf("zero-shot %+v, chain-sparse runs %v", z, first.Runs)
+	}
+	its := iterations(t, db, z.Runs[0])
+	if its[0].Candidates[0].Policy != z.Champions[0] {
+		t.Errorf("zero-shot champion %.12s, the chain's iteration 0 wrote %.12s", z.Champions[0], its[0].Candidates[0].Policy)
+	}
+	s, err := store.Open(db, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, level := range []string{"sparse", "dense", "raw", "critic"} {
+		var run *store.Run
+		if err := s.View(func(tx *store.Tx) (err error) {
+			run, err = tx.Run(rows["chain-"+level].Runs[0])
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var cfg evolve.JobConfig
+		json.Unmarshal(run.Config, &cfg)
+		if run.Mode != evolve.ModeChain || cfg.Feedback != level {
+			t.Errorf("chain-%s row's run: mode %s, feedback %s", level, run.Mode, cfg.Feedback)
+		}
+	}
+	// The HTML report shows the table as compare stored it, every row.
+	page := filepath.Join(dir, "suite.html")
+	cli(t, "report", rep.ID, "--store", db, "-o", page, "--no-replay")
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range want {
+		if !strings.Contains(string(html), ">"+m+"<") {
+			t.Errorf("the report of %s has no row %s", rep.ID, m)
+		}
+	}
+	again, _ := cli(t, args...)
+	if markdownTable(again) != markdownTable(out) {
+		t.Errorf("rerun gave another table:\n%s\nfirst:\n%s", markdownTable(again), markdownTable(out))
+	}
+	code, _, errOut := runCLI(t, t.Context(), "compare", "--suite", "nope", "--store", db)
+	if code != 2 || !strings.Contains(errOut, `--suite: unknown suite "nope"`) {
+		t.Errorf("--suite nope: exit %d, %s", code, errOut)
+	}
+}
+
+// TestExperimentReplay: the experiment command end to end with the
+// replay: LLM planner on a CI budget (yaegi, so that no policy needs a
+// compiler): the paper's rows plus a chain row per prompt style, each
+// run with its style; a --transfer-map joins the transfer table; the same
+// command again answers from the store (the replay file would be read
+// from its first answer again) and prints the same table.
+func TestExperimentReplay(t *testing.T) {
+	t.Parallel() // --llm names the model: the environment's does not matter
+	dir := t.TempDir()
+	var answers []string
+	for k := range 120 {
+		answers = append(answers, fmt.Sprintf("Turn now and then.\n```go\npackage policy\n\nimport \"ssd\"\n\nfunc Policy(v *ssd.View, agent int) int {\n\tif (v.Step()+agent)%%%d == 0 {\n\t\treturn ssd.RotateLeft\n\t}\n\treturn v.GreedyAction(agent)\n}\n```\n", k+7))
+	}
+	replay := writeFile(t, "answers.txt", llm.FormatReplay(answers))
+	custom := writeFile(t, "strip.txt", "@@@@@@@@@@\n@P A  A P@\n@ AA  AA @\n@@@@@@@@@@\n")
+	db, prefix := filepath.Join(dir, "exp.db"), filepath.Join(dir, "exp")
+	args := []string{"experiment", "--llm", "replay:" + replay, "--backend", "yaegi", "--store", db, "--seeds", "0",
+		"--budget", "1", "--runs", "1", "--candidates", "1", "--local-rounds", "0", "--qlearn-episodes", "2",
+		"--transfer-map", custom, "-o", prefix, "--game", "gathering", "--map", "small", "--agents", "2", "--steps", "50"}
+	out, _ := cli(t, args...)
+	_, methods, rows := readCompareRows(t, prefix)
+	want := []string{"zero-shot", "chain-sparse", "chain-dense", "chain-raw", "chain-critic", "chain-naive", "chain-cot", "chain-react",
+		"population", "gepa", "qlearn", "bfs", "exploit", "coop"}
+	if !slices.Equal(methods, want) {
+		t.Fatalf("rows %v, want %v", methods, want)
+	}
+	s, err := store.Open(db, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, style := range []string{"naive", "cot", "react"} {
+		r := rows["chain-"+style]
+		if len(r.Runs) != 1 || r.LLMCalls.Mean < 1 || len(r.Champions) != 1 {
+			t.Fatalf("chain-%s: %+v", style, r)
+		}
+		var run *store.Run
+		if err := s.View(func(tx *store.Tx) (err error) {
+			run, err = tx.Run(r.Runs[0])
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var cfg evolve.JobConfig
+		json.Unmarshal(run.Config, &cfg)
+		if cfg.PromptStyle != style || cfg.Feedback != "dense" || run.Mode != evolve.ModeChain {
+			t.Errorf("chain-%s's run: style %q, feedback %s, mode %s", style, cfg.PromptStyle, cfg.Feedback, run.Mode)
+		}
+	}
+	if r := rows["chain-dense"]; r.Transfer[custom].N != 1 || !strings.Contains(out, filepath.Base(custom)) {
+		t.Errorf("the custom map is not in the transfer table: %v\n%s", r.Transfer, out)
+	}
+	again, _ := cli(t, args...)
+	if again != out {
+		t.Errorf("the same experiment again printed another table:\n%s\nfirst:\n%s", again, out)
+	}
+}
+
+// readCompareRows reads PREFIX.json: the report, its methods in order and
+// its rows by method.
+func readCompareRows(t *testing.T, prefix string) (experiment.Report, []string, map[string]experiment.Row) {
+	t.Helper()
+	data, err := os.ReadFile(prefix + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep experiment.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var methods []string
+	rows := map[string]experiment.Row{}
+	for _, r := range rep.Rows {
+		methods = append(methods, r.Method)
+		rows[r.Method] = r
+	}
+	return rep, methods, rows
+}

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"policyevolve/critic"
+	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/planner"
+	"policyevolve/evolve/timing"
+	"policyevolve/store"
+)
+
+// evolveOptions are the flags of "evolve".
+type evolveOptions struct {
+	cfg evolve.JobConfig
+	// localRounds and crossoverRate set cfg's options (0: none).
+	localRounds   int
+	crossoverRate float64
+	seeds         string
+	matchSeeds    string
+	planner       string
+	resume        string
+	json          bool
+	envOptions
+	storeOptions
+	sandboxOptions
+	llm  llmOptions
+	nats coordinatorOptions
+}
+
+func cmdEvolve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o evolveOptions
+	fs := newFlagSet("evolve", "[flags]", `
+Run an evolution job: the main job of policyevolve.
+
+--mode population (the default) is PolicyEvolve's search: each iteration
+picks parents from the global pool by Pareto rank over Elo, the social
+metrics and exploitability, has the planner write --candidates candidates
+(each refined --local-rounds times against the trajectory critic's
+reflections), evaluates them in self-play, plays each against --opponents
+pool members, promotes those whose win rate is above the threshold and
+trims the pool. --mode chain is the paper's Algorithm 1: an initial policy
+and --iterations refinements shown sparse, dense, critic or raw feedback
+(raw: an excerpt of the raw trajectory instead of the critic's
+reflections).
+--mode gepa is GEPA-style prompt evolution, the paper's third baseline:
+it evolves the strategy guidance of the planner's system prompt — a seed
+candidate, then --iterations reflections (each reads a parent's policy
+and its reward per seed, sparse by default as in the paper, and counts as
+a planner call) — keeping a Pareto front over the evaluation seeds; it
+takes one planner.
+
+Without --llm the offline grammar planner writes the policies (no key, no
+network). --llm may be given several times: a UCB1 bandit then picks the
+model of each proposal. Every flag can come from a TOML or YAML file
+(--config FILE, keys named as the flags; the command line wins).
+
+The job survives Ctrl-C (the first stops at a safe point and prints how to
+resume; the second abandons the step in flight) and kill -9: resume with
+--resume RUN_ID. Watch it from another shell with "pool ls" and "runs show".
+
+With --nats, the episodes are played by evaluation workers ("policyevolve
+worker") fed by a NATS JetStream queue: --nats embedded runs the server in
+this process; the results are those of a local run.`, stdout)
+	o.envOptions.register(fs)
+	fs.StringVar(&o.cfg.Mode, "mode", evolve.ModePopulation, "search mode: population, chain or gepa")
+	fs.Func("seed", "run seed: every random choice derives from it (default 1)", func(s string) error {
+		v, err := strconv.ParseUint(s, 10, 64)
+		o.cfg.Seed = v
+		return err
+	})
+	o.cfg.Seed = 1
+	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds: N, A-B or a comma-separated list")
+	fs.StringVar(&o.matchSeeds, "match-seeds", "0", "seeds of each candidate's matches")
+	fs.IntVar(&o.cfg.Iterations, "iterations", 0, fmt.Sprintf("population iterations (default %d), or chain refinements / gepa reflections K (default %d)",
+		evolve.DefaultPopulationIterations, evolve.DefaultChainIterations))
+	fs.IntVar(&o.cfg.Candidates, "candidates", evolve.DefaultCandidates, "candidates per population iteration (M)")
+	fs.IntVar(&o.cfg.Pool.Opponents, "opponents", 4, "opponents each candidate plays (n)")
+	fs.StringVar(&o.cfg.Feedback, "feedback", "", "feedback shown to the planner: sparse, dense, critic or raw (default: critic for population, dense for chain, sparse for gepa's reflections)")
+	promptStyleFlag(fs, &o.cfg.PromptStyle)
+	fs.BoolVar(&o.cfg.Adversarial, "adversarial", false, "tell the LLM planner it may do anything to maximise the reward (the paper's adaptive attacker); runs show counts what the sandbox refused")
+	fs.BoolVar(&o.cfg.Invasion, "invasion", false, "population: make invasion resistance a parent-selection objective (each parent's worst invader among the pool's members, k = 1)")
+	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
+	fs.Float64Var(&o.crossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
+	fs.StringVar(&o.planner, "planner", "", "grammar: the offline planner (the default without --llm; with --llm, also in the bandit)")
+	fs.IntVar(&o.cfg.Pool.Capacity, "pool-capacity", 16, "global pool capacity")
+	fs.Float64Var(&o.cfg.Pool.PromoteThreshold, "promote-threshold", 0.6, "win rate a candidate must beat to join the pool")
+	fs.IntVar(&o.cfg.Workers, "workers", 0, "episodes played at once (default: the number of CPUs); never changes the results")
+	fs.IntVar(&o.cfg.PlannerConcurrency, "planner-concurrency", 1, "planner calls at once; never changes the results")
+	fs.IntVar(&o.cfg.MaxPlannerCalls, "max-planner-calls", 0, "stop after this many planner calls (proposals; 0: no limit)")
+	fs.Float64Var(&o.cfg.MaxCost, "max-cost", 0, "stop once LLM calls cost this many US dollars (0: no limit)")
+	fs.IntVar(&o.cfg.MaxTokens, "max-tokens", 0, "stop after this many LLM tokens in and out (0: no limit)")
+	fs.DurationVar(&o.cfg.MaxTime, "time", 0, "stop after this much wall-clock time, e.g. 2h (0: no limit)")
+	fs.StringVar(&o.cfg.Critic, "critic", "analytic", "who writes the reflections: analytic, or llm (the first --llm)")
+	fs.StringVar(&o.resume, "resume", "", "resume the run RUN_ID where it stopped (its stored configuration decides)")
+	fs.BoolVar(&o.json, "json", false, "write machine-readable events (JSON lines) on stdout instead of progress")
+	fs.String("config", "", "read flags from a TOML or YAML file")
+	o.storeOptions.register(fs)
+	o.sandboxOptions.register(fs)
+	o.llm.register(fs)
+	o.nats.register(fs)
+	if path := configFlag(args); path != "" {
+		if err := applyConfigFile(fs, path); err != nil {
+			return err
+		}
+	}
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	return runEvolve(ctx, o, stdout, stderr)
+}
+
+func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) error {
+	cfg := o.cfg
+	if err := o.nats.check(); err != nil {
+		return err
+	}
+	if o.resume == "" {
+		var err error
+		if cfg.EvalSeeds, err = parseSeeds(o.seeds); err != nil {
+			return usagef("--seeds: %v", err)
+		}
+		if cfg.MatchSeeds, err = parseSeeds(o.matchSeeds); err != nil {
+			return usagef("--match-seeds: %v", err)
+		}
+		if _, err := o.envOptions.resolve(); err != nil {
+			return err
+		}
+		cfg.Game, cfg.Map, cfg.Agents, cfg.Steps = o.game, o.mapArg, o.agents, o.steps
+		if o.planner != "" && o.planner != planner.GrammarName {
+			return usagef("--planner: %q is not a planner (grammar; an LLM is named with --llm)", o.planner)
+		}
+		for _, spec := range o.llm.specs {
+			cfg.Planners = append(cfg.Planners, "llm:"+spec)
+		}
+		if len(o.llm.specs) == 0 || o.planner == planner.GrammarName {
+			cfg.Planners = append(cfg.Planners, planner.GrammarName)
+		}
+		if len(o.llm.specs) > 0 {
+			if err := o.llm.check(); err != nil {
+				return err
+			}
+			cfg.LLM = o.llm.settings()
+		}
+		if cfg.Critic == "llm" && len(o.llm.specs) == 0 {
+			return usagef("--critic llm needs a model: --llm PROVIDER:MODEL")
+		}
+		cfg.Backend = o.backend
+		// 0 (or less) asks for none.
+		cfg.LocalRounds, cfg.CrossoverRate = evolve.On(o.localRounds), evolve.On(o.crossoverRate)
+		cfg = cfg.WithDefaults()
+		if err := cfg.Validate(); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	s, err := o.storeOptions.open(createStore)
+	if err != nil {
+		return err
+	}
+	if o.resume != "" {
+		// The stored configuration decides; the LLM settings come back from it.
+		var run *store.Run
+		if err := s.View(func(tx *store.Tx) (err error) {
+			run, err = tx.Run(o.resume)
+			return err
+		}); err != nil {
+			return usagef("--resume: %v", err)
+		}
+		var stored evolve.JobConfig
+		if err := json.Unmarshal(run.Config, &stored); err != nil {
+			return fmt.Errorf("run %s: its configuration does not read: %w", o.resume, err)
+		}
+		o.llm.apply(stored.LLM, stored.Planners)
+		o.backend = stored.Backend
+	}
+	sb, err := o.sandboxOptions.open(stderr)
+	if err != nil {
+		return err
+	}
+	progress := newEvolveProgress(stdout, stderr, o.json)
+	remote, closeNATS, err := o.nats.start(ctx, o.storeOptions.path, sb.Backend(), stderr, progress.logf)
+	if err != nil {
+		return err
+	}
+	defer closeNATS()
+	job := &evolve.Job{Config: cfg, Store: s, Sandbox: sb, RunID: o.resume}
+	if remote != nil {
+		job.Executor = remote
+		defer progress.watchQueue(remote.Stats, progress.queueEvery())()
+	}
+	job.Planner = o.llm.planners(s, &job.Config)
+	job.Critic = func(run string) (critic.Critic, error) {
+		if job.Config.Critic != "llm" {
+			return nil, nil
+		}
+		client, err := o.llm.client(&planner.LLMRecorder{Store: s, Run: run})
+		if err != nil {
+			return nil, err
+		}
+		return &critic.LLM{Model: planner.CriticModel{Client: client}, Name: client.Name()}, nil
+	}
+	job.Events = progress
+	release := onInterrupt(func() {
+		fmt.Fprintln(stderr, "\npolicyevolve evolve: stopping at the next safe point (Ctrl-C again to abandon the step in flight)")
+		job.Stop()
+	})
+	defer release()
+	run, err := job.Run(ctx)
+	progress.close()
+	if err != nil {
+		if run != nil && errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "policyevolve evolve: abandoned; resume with: policyevolve evolve --resume %s%s\n", run.ID, storeFlag(o.storeOptions))
+		}
+		return err
+	}
+	prof := job.Profile()
+	if err := printRunSummary(stdout, s, run, &prof, o.json, storeFlag(o.storeOptions)); err != nil {
+		return err
+	}
+	if run.Stopped() == store.StopInterrupted {
+		return context.Canceled // exit 130
+	}
+	return nil
+}
+
+// printRunSummary prints how a run ended: its champion with its metrics,
+// where this process's time went (prof, when known), and the commands to
+// look further.
+func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.Totals, asJSON bool, storeArg string) error {
+	var ev *store.Evaluation
+	var cfg evolve.JobConfig
+	if err := json.Unmarshal(run.Config, &cfg); err != nil {
+		return err
+	}
+	if run.Champion != "" {
+		env, err := episode.ResolveEnv(cfg.Game, cfg.Map, cfg.Agents, cfg.Steps)
+		if err != nil {
+			return err
+		}
+		if err := s.View(func(tx *store.Tx) (err error) {
+			ev, err = tx.Evaluation(run.Champion, env.Config, cfg.EvalSeeds)
+			if errors.Is(err, store.ErrNotFound) {
+				err = nil
+			}
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		return json.NewEncoder(w).Encode(struct {
+			Kind       string            `json:"kind"`
+			Run        *store.Run        `json:"run"`
+			Evaluation *store.Evaluation `json:"champion_evaluation,omitempty"`
+		}{"summary", run, ev})
+	}
+	fmt.Fprintf(w, "\nrun %s: %s", run.ID, run.Status)
+	if run.StopReason != "" {
+		fmt.Fprintf(w, " (%s)", run.StopReason)
+	}
+	fmt.Fprintf(w, " after %d iteration(s); %d planner calls, %d LLM calls, $%.4f, %d episodes, %s\n",
+		run.Iterations, run.Usage.Proposals, run.Usage.LLMCalls, run.Usage.Cost, run.Usage.Episodes,
+		(time.Duration(run.Usage.WallSeconds) * time.Second).String())
+	if prof != nil && prof.Total() > 0 {
+		fmt.Fprintf(w, "time in this process, summed over workers: %s\n", prof)
+	}
+	if run.Champion == "" {
+		fmt.Fprintln(w, "no champion yet")
+	} else {
+		fmt.Fprintf(w, "champion %s\n", run.Champion)
+		if ev != nil {
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "seed\tefficiency\tequality\tsustainability\tpeace\t")
+			for _, sr := range ev.PerSeed {
+				fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%.2f\t%.3f\t\n", sr.Seed, sr.Metrics.Efficiency, sr.Metrics.Equality, sr.Metrics.Sustainability, sr.Metrics.Peace)
+			}
+			m := ev.Mean
+			fmt.Fprintf(tw, "mean\t%.4f\t%.4f\t%.2f\t%.3f\t\n", m.Efficiency, m.Equality, m.Sustainability, m.Peace)
+			tw.Flush()
+		}
+	}
+	fmt.Fprintln(w, "\nlook further:")
+	fmt.Fprintf(w, "  policyevolve runs show %s%s\n", run.ID, storeArg)
+	if run.Champion != "" {
+		fmt.Fprintf(w, "  policyevolve pool show %.12s%s\n", run.Champion, storeArg)
+	}
+	fmt.Fprintf(w, "  policyevolve pool ls --game %s%s\n", cfg.Game, storeArg)
+	if run.Status == store.StatusStopped {
+		fmt.Fprintf(w, "  policyevolve evolve --resume %s%s    # carry on\n", run.ID, storeArg)
+	}
+	return nil
+}

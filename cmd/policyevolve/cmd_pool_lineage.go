@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"policyevolve/store"
+)
+
+func cmdPoolLineage(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var so storeOptions
+	fs := newFlagSet("pool lineage", "ID [flags]", "Show a policy's ancestry: its parents, their parents, and so on, as a tree.", stdout)
+	so.register(fs)
+	pos, err := policyArgs(fs, args, 1)
+	if err != nil {
+		return err
+	}
+	s, err := so.open(readStore)
+	if err != nil {
+		return err
+	}
+	return s.View(func(tx *store.Tx) error {
+		id, err := tx.ResolvePolicy(pos[0])
+		if err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		var walk func(id, prefix string, last, root bool) error
+		walk = func(id, prefix string, last, root bool) error {
+			branch, next := "", ""
+			if !root {
+				branch, next = "├─ ", "│  "
+				if last {
+					branch, next = "└─ ", "   "
+				}
+			}
+			p, err := tx.Policy(id)
+			if err != nil {
+				fmt.Fprintf(stdout, "%s%s%.12s (not in the store)\n", prefix, branch, id)
+				return nil
+			}
+			label := fmt.Sprintf("%.12s", id)
+			if p.Name != "" {
+				label += " " + p.Name
+			}
+			fmt.Fprintf(stdout, "%s%s%s  [%s]\n", prefix, branch, label, describeOrigin(store.Origin{Operator: p.Origin.Operator, Planner: p.Origin.Planner, Run: p.Origin.Run, Iteration: p.Origin.Iteration}))
+			if seen[id] {
+				return nil
+			}
+			seen[id] = true
+			for k, parent := range p.Origin.Parents {
+				if err := walk(parent, prefix+next, k == len(p.Origin.Parents)-1, false); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		return walk(id, "", true, true)
+	})
+}

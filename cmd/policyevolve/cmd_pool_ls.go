@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"text/tabwriter"
+
+	"policyevolve/elo"
+	"policyevolve/evolve/episode"
+	"policyevolve/store"
+)
+
+type poolRow struct {
+	ID             string  `json:"id"`
+	Name           string  `json:"name,omitempty"`
+	Elo            float64 `json:"elo"`
+	Games          int     `json:"games"`
+	Wins           int     `json:"wins"`
+	Draws          int     `json:"draws"`
+	Losses         int     `json:"losses"`
+	Efficiency     float64 `json:"efficiency"`
+	Equality       float64 `json:"equality"`
+	Sustainability float64 `json:"sustainability"`
+	Peace          float64 `json:"peace"`
+	Evaluated      bool    `json:"evaluated"`
+	Status         string  `json:"status,omitempty"`
+	Operator       string  `json:"operator,omitempty"`
+	Reason         string  `json:"reason,omitempty"`
+}
+
+type poolListing struct {
+	Pool    string    `json:"pool"`
+	Members []poolRow `json:"members"`
+}
+
+func cmdPoolLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var so storeOptions
+	var game, mapArg, sortBy, tag string
+	var agents int
+	var asJSON bool
+	fs := newFlagSet("pool ls", "[flags]", `
+List the global pools (one per environment) and their members: Elo and
+record from the pool's ratings, social metrics from each member's latest
+self-play evaluation on that environment. Safe to run while a job writes
+to the store. Runs with a pool of their own (compare's) are listed with
+--tag.`, stdout)
+	fs.StringVar(&tag, "tag", "", "list the pools of this tag (a run's own pool, e.g. compare's), or all")
+	so.register(fs)
+	fs.StringVar(&game, "game", "", "only pools of this game")
+	fs.StringVar(&mapArg, "map", "", "only pools on this map (a built-in name or a map file)")
+	fs.IntVar(&agents, "agents", 0, "only pools with this many agents")
+	fs.StringVar(&sortBy, "sort", "elo", "order: elo, efficiency, equality or sustainability")
+	fs.BoolVar(&asJSON, "json", false, "print JSON")
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	less := map[string]func(a, b poolRow) bool{
+		"elo":            func(a, b poolRow) bool { return a.Elo > b.Elo },
+		"efficiency":     func(a, b poolRow) bool { return a.Efficiency > b.Efficiency },
+		"equality":       func(a, b poolRow) bool { return a.Equality > b.Equality },
+		"sustainability": func(a, b poolRow) bool { return a.Sustainability > b.Sustainability },
+	}[sortBy]
+	if less == nil {
+		return usagef("--sort: unknown order %q (want elo, efficiency, equality or sustainability)", sortBy)
+	}
+	if _, err := os.Stat(mapArg); mapArg != "" && err == nil {
+		// A map file: pools on it are keyed by a hash of its text.
+		g := game
+		if g == "" {
+			g = "gathering"
+		}
+		key, err := episode.MapKey(g, mapArg)
+		if err != nil && game == "" {
+			key, err = episode.MapKey("cleanup", mapArg)
+		}
+		if err != nil {
+			return usagef("--map: %v", err)
+		}
+		mapArg = key
+	}
+	s, err := so.open(readStore)
+	if err != nil {
+		return err
+	}
+	var listings []poolListing
+	err = s.View(func(tx *store.Tx) error {
+		pools, err := tx.Pools()
+		if err != nil {
+			return err
+		}
+		for _, name := range pools {
+			env, poolTag, ok := store.ParseGlobalPool(name)
+			if !ok || (tag != "all" && poolTag != tag) {
+				continue
+			}
+			if (game != "" && env.Game != game) || (mapArg != "" && env.Map != mapArg) || (agents != 0 && env.Agents != agents) {
+				continue
+			}
+			l, err := listPool(tx, name)
+			if err != nil {
+				return err
+			}
+			sort.SliceStable(l.Members, func(i, j int) bool { return less(l.Members[i], l.Members[j]) })
+			listings = append(listings, l)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if listings == nil {
+			listings = []poolListing{}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(listings)
+	}
+	if len(listings) == 0 {
+		fmt.Fprintln(stdout, "no global pools match")
+		return nil
+	}
+	for k, l := range listings {
+		if k > 0 {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprintf(stdout, "pool %s (%d members)\n", l.Pool, len(l.Members))
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  id\telo\tw/d/l\tefficiency\tequality\tsustainability\tpeace\torigin\tname")
+		for _, r := range l.Members {
+			metrics := "-\t-\t-\t-"
+			if r.Evaluated {
+				metrics = fmt.Sprintf("%.3f\t%.3f\t%.1f\t%.2f", r.Efficiency, r.Equality, r.Sustainability, r.Peace)
+				if r.Status == store.StatusFailed {
+					metrics += " (failed)"
+				}
+			}
+			fmt.Fprintf(tw, "  %.12s\t%.1f\t%d/%d/%d\t%s\t%s\t%s\n", r.ID, r.Elo, r.Wins, r.Draws, r.Losses, metrics, r.Operator, r.Name)
+		}
+		tw.Flush()
+	}
+	return nil
+}
+
+// listPool reads one pool's members with their ratings and evaluations.
+func listPool(tx *store.Tx, name string) (poolListing, error) {
+	l := poolListing{Pool: name, Members: []poolRow{}}
+	members, err := tx.Members(name)
+	if err != nil {
+		return l, err
+	}
+	env, _, _ := store.ParseGlobalPool(name)
+	for _, m := range members {
+		row := poolRow{ID: m.Policy, Elo: elo.DefaultInitial, Reason: m.Reason}
+		if p, err := tx.Policy(m.Policy); err == nil {
+			row.Name, row.Operator = p.Name, p.Origin.Operator
+		}
+		if r, err := tx.Rating(name, m.Policy); err == nil {
+			row.Elo, row.Games, row.Wins, row.Draws, row.Losses = r.Elo, r.Games, r.Wins, r.Draws, r.Losses
+		}
+		evs, err := tx.EvaluationsOf(m.Policy)
+		if err != nil {
+			return l, err
+		}
+		var latest *store.Evaluation
+		for k := range evs {
+			if evs[k].Env == env && (latest == nil || evs[k].Created.After(latest.Created)) {
+				latest = &evs[k]
+			}
+		}
+		if latest != nil {
+			row.Evaluated, row.Status = true, latest.Status
+			row.Efficiency, row.Equality = latest.Mean.Efficiency, latest.Mean.Equality
+			row.Sustainability, row.Peace = latest.Mean.Sustainability, latest.Mean.Peace
+		}
+		l.Members = append(l.Members, row)
+	}
+	return l, nil
+}

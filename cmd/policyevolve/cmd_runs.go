@@ -1,0 +1,283 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"policyevolve/envs"
+	"policyevolve/envs/ssd"
+	"policyevolve/evolve"
+	"policyevolve/store"
+)
+
+var runsCommands = map[string]command{
+	"ls":   {"list the evolution runs of the store with their status, progress, spending and champion", cmdRunsLs},
+	"show": {"show one run: its configuration, iterations, candidates and champion", cmdRunsShow},
+}
+
+func cmdRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runGroup(ctx, "runs", "The evolution runs of the store (started by policyevolve evolve).", runsCommands, args, stdout, stderr)
+}
+
+type runsOptions struct {
+	storeOptions
+	json bool
+	id   string
+}
+
+func cmdRunsLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o runsOptions
+	fs := newFlagSet("runs ls", "[flags]", `
+List the evolution runs in the store, newest last: status (running, done,
+stopped — resumable with evolve --resume — or failed), iterations done,
+planner calls, LLM calls and cost, and the champion. Safe to run while a
+job writes.`, stdout)
+	o.storeOptions.register(fs)
+	fs.BoolVar(&o.json, "json", false, "print JSON")
+	if err := parseFlags(fs, args, false); err != nil {
+		return err
+	}
+	s, err := o.storeOptions.open(readStore)
+	if err != nil {
+		return err
+	}
+	var runs []store.Run
+	if err := s.View(func(tx *store.Tx) (err error) {
+		runs, err = tx.Runs()
+		return err
+	}); err != nil {
+		return err
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(runs)
+	}
+	if len(runs) == 0 {
+		fmt.Fprintln(stdout, "no runs (start one with policyevolve evolve)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "run\tmode\tenvironment\tstatus\titerations\tcalls\tllm\tcost\tchampion\tupdated")
+	for _, r := range runs {
+		var cfg evolve.JobConfig
+		json.Unmarshal(r.Config, &cfg)
+		status := r.Status
+		if r.StopReason != "" {
+			status += " (" + r.StopReason + ")"
+		}
+		champ := "-"
+		if r.Champion != "" {
+			champ = r.Champion[:12]
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s/%s/%d/%d\t%s\t%d/%d\t%d\t%d\t$%.3f\t%s\t%s\n", r.ID, r.Mode, cfg.Game, mapName(cfg), cfg.Agents, cfg.Steps,
+			status, r.Iterations, iterationsPlanned(cfg), r.Usage.Proposals, r.Usage.LLMCalls, r.Usage.Cost, champ, r.Updated.Local().Format(time.DateTime))
+	}
+	return tw.Flush()
+}
+
+// iterationsPlanned is how many iterations a run makes in all (a chain
+// makes the initial one and K refinements; GEPA the seed candidate and K
+// reflections).
+func iterationsPlanned(cfg evolve.JobConfig) int {
+	if cfg.Mode == evolve.ModeChain || cfg.Mode == evolve.ModeGEPA {
+		return cfg.Iterations + 1
+	}
+	return cfg.Iterations
+}
+
+// mapName is the map a run plays: its --map, else its game's paper map.
+func mapName(cfg evolve.JobConfig) string {
+	if cfg.Map != "" {
+		return cfg.Map
+	}
+	if g, err := ssd.ParseGame(cfg.Game); err == nil {
+		return envs.DefaultMap(g)
+	}
+	return "default"
+}
+
+func cmdRunsShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o runsOptions
+	fs := newFlagSet("runs show", "RUN_ID [flags]", `
+Show one run: its resolved configuration (as stored; a resumed run uses
+it), its spending, and every iteration with its candidates — what each was
+(operator, planner, parents), what became of it (refused, duplicate,
+failed, rejected, promoted), its self-play efficiency, win rate and Elo —
+and the champion after it.`, stdout)
+	o.storeOptions.register(fs)
+	fs.BoolVar(&o.json, "json", false, "print JSON")
+	id, err := oneArg(fs, args, "one run id")
+	if err != nil {
+		return err
+	}
+	s, err := o.storeOptions.open(readStore)
+	if err != nil {
+		return err
+	}
+	var run *store.Run
+	var its []store.Iteration
+	if err := s.View(func(tx *store.Tx) (err error) {
+		if run, err = tx.Run(id); err != nil {
+			return err
+		}
+		its, err = tx.Iterations(run.ID)
+		return err
+	}); err != nil {
+		return err
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Run        *store.Run        `json:"run"`
+			Iterations []store.Iteration `json:"iterations"`
+		}{run, its})
+	}
+	var cfg evolve.JobConfig
+	if err := json.Unmarshal(run.Config, &cfg); err != nil {
+		return fmt.Errorf("run %s: configuration: %w", run.ID, err)
+	}
+	fmt.Fprintf(stdout, "run %s: %s", run.ID, run.Status)
+	if run.StopReason != "" {
+		fmt.Fprintf(stdout, " (%s)", run.StopReason)
+	}
+	if run.Error != "" {
+		fmt.Fprintf(stdout, " — %s", run.Error)
+	}
+	fmt.Fprintf(stdout, "\nstarted %s, updated %s\n", run.Started.Local().Format(time.DateTime), run.Updated.Local().Format(time.DateTime))
+	u := run.Usage
+	fmt.Fprintf(stdout, "spent: %d planner calls, %d LLM calls (%d tokens in, %d out), $%.4f, %d episodes, %s\n",
+		u.Proposals, u.LLMCalls, u.InputTokens, u.OutputTokens, u.Cost, u.Episodes, (time.Duration(u.WallSeconds) * time.Second).String())
+	pretty, _ := json.MarshalIndent(cfg, "  ", "  ")
+	fmt.Fprintf(stdout, "configuration:\n  %s\n", pretty)
+	for _, it := range its {
+		fmt.Fprintf(stdout, "\niteration %d", it.Index)
+		if !it.Done {
+			fmt.Fprint(stdout, " (in progress)")
+		}
+		fmt.Fprintln(stdout)
+		plan := map[int]store.PlannedCandidate{}
+		for _, pc := range it.Plan {
+			plan[pc.Sample] = pc
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  #\toperator\tplanner\tparents\tstatus\tpolicy\tefficiency\twin rate\tElo\tcalls\t")
+		for _, pc := range it.Plan {
+			c := it.Candidate(pc.Sample)
+			status, policy, eff, win, elo, calls := "pending", "-", "-", "-", "-", "-"
+			if c != nil {
+				status, calls = c.Status, fmt.Sprint(c.Usage.Proposals)
+				if c.Policy != "" {
+					policy = c.Policy[:12]
+				}
+				if c.Status == store.CandidateEvaluated || c.Status == store.CandidatePromoted || c.Status == store.CandidateRejected {
+					eff = fmt.Sprintf("%.4f", c.Metrics.Efficiency)
+				}
+				if c.Games > 0 {
+					win, elo = fmt.Sprintf("%.2f", c.WinRate), fmt.Sprintf("%.0f", c.Elo)
+				}
+			}
+			parents := make([]string, len(pc.Parents))
+			for i, p := range pc.Parents {
+				parents[i] = p[:min(8, len(p))]
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", pc.Sample, pc.Operator, pc.Planner,
+				orDash(strings.Join(parents, ",")), status, policy, eff, win, elo, calls)
+		}
+		tw.Flush()
+		for _, pc := range it.Plan {
+			if c := it.Candidate(pc.Sample); c != nil && c.Problem != "" {
+				fmt.Fprintf(stdout, "  #%d: %s\n", pc.Sample, oneLine(c.Problem, 200))
+			}
+		}
+		if p := it.Prompt; p != nil {
+			fmt.Fprintf(stdout, "  prompt candidate %d", p.ID)
+			if p.Parent >= 0 {
+				fmt.Fprintf(stdout, " from %d", p.Parent)
+			}
+			if p.Scored {
+				fmt.Fprintf(stdout, ": scores per seed %s", formatScores(p.Scores))
+				if p.Accepted {
+					fmt.Fprint(stdout, ", accepted")
+				} else {
+					fmt.Fprint(stdout, ", not accepted")
+				}
+			}
+			fmt.Fprintln(stdout)
+			switch {
+			case p.Problem != "":
+				fmt.Fprintf(stdout, "  reflection: %s\n", oneLine(p.Problem, 200))
+			case p.Guidance != "":
+				fmt.Fprintf(stdout, "  guidance: %s\n", oneLine(p.Guidance, 300))
+			}
+		}
+		if r := refusals(it.Candidates); r != "" {
+			fmt.Fprintf(stdout, "  refused or failed on the way: %s\n", r)
+		}
+		if it.Champion != "" {
+			fmt.Fprintf(stdout, "  champion %.12s: efficiency %.4f, equality %.4f, sustainability %.2f, peace %.3f",
+				it.Champion, it.Best.Efficiency, it.Best.Equality, it.Best.Sustainability, it.Best.Peace)
+			if it.BestElo != 0 {
+				fmt.Fprintf(stdout, ", Elo %.0f", it.BestElo)
+			}
+			fmt.Fprintln(stdout)
+		}
+	}
+	var all []store.Candidate
+	for _, it := range its {
+		all = append(all, it.Candidates...)
+	}
+	if r := refusals(all); r != "" {
+		fmt.Fprintf(stdout, "\nrefused or failed in the run: %s\n", r)
+	}
+	if run.Status == store.StatusStopped {
+		fmt.Fprintf(stdout, "\nresume with: policyevolve evolve --resume %s%s\n", run.ID, storeFlag(o.storeOptions))
+	}
+	return nil
+}
+
+func formatScores(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(parts, " ")
+}
+
+// refusals sums candidates' refused attempts and failed seeds by kind:
+// "invalid 3, self-play tampered 1", most frequent first.
+func refusals(cs []store.Candidate) string {
+	sum := map[string]int{}
+	for _, c := range cs {
+		for k, n := range c.Refusals {
+			sum[k] += n
+		}
+	}
+	kinds := slices.Collect(maps.Keys(sum))
+	slices.SortFunc(kinds, func(a, b string) int {
+		if d := sum[b] - sum[a]; d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, sum[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"strings"
+
+	"policyevolve/store"
+)
+
+// oneLine is s on one line, its runs of white space made one space, cut
+// after n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+// outcomeWord names a match outcome from side A's view.
+func outcomeWord(o float64) string {
+	switch o {
+	case 1:
+		return "win"
+	case 0:
+		return "loss"
+	}
+	return "draw"
+}
+
+// describeOrigin says in a few words how a policy was made.
+func describeOrigin(o store.Origin) string {
+	if d := o.Describe(12); d != "" {
+		return d
+	}
+	return "unknown"
+}

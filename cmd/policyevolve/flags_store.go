@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"policyevolve/store"
+)
+
+// storeOptions select the store file.
+type storeOptions struct{ path string }
+
+func (o *storeOptions) register(fs *flagSet) {
+	def := os.Getenv("POLICYEVOLVE_STORE")
+	if def == "" {
+		def = store.DefaultPath
+	}
+	fs.StringVar(&o.path, "store", def, "store file (default: $POLICYEVOLVE_STORE, else ./"+store.DefaultPath+")")
+}
+
+// How a command opens the store.
+type storeMode int
+
+const (
+	readStore   storeMode = iota // inspect only
+	writeStore                   // change an existing store
+	createStore                  // change, creating the store if there is none
+)
+
+// open opens the store; only createStore commands may create one.
+func (o *storeOptions) open(mode storeMode) (*store.Store, error) {
+	if mode != createStore {
+		if _, err := os.Stat(o.path); err != nil {
+			return nil, fmt.Errorf("no store at %s (create one with pool import or an evolve run, or pass --store)", o.path)
+		}
+	}
+	return store.Open(o.path, store.Options{ReadOnly: mode == readStore})
+}
+
+// resolve turns an id prefix into a full policy id.
+func resolve(s *store.Store, prefix string) (string, error) {
+	var id string
+	err := s.View(func(tx *store.Tx) (err error) {
+		id, err = tx.ResolvePolicy(prefix)
+		return err
+	})
+	return id, err
+}
+
+// findPolicy loads the policy a unique id prefix names.
+func findPolicy(tx *store.Tx, prefix string) (*store.Policy, error) {
+	id, err := tx.ResolvePolicy(prefix)
+	if err != nil {
+		return nil, err
+	}
+	return tx.Policy(id)
+}
+
+// storeFlag repeats the --store flag for a printed command, when needed.
+func storeFlag(o storeOptions) string {
+	if o.path == store.DefaultPath {
+		return ""
+	}
+	return " --store " + o.path
+}

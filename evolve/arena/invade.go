@@ -1,0 +1,127 @@
+package arena
+
+import (
+	"context"
+	"fmt"
+
+	"policyevolve/envs"
+	"policyevolve/evolve/episode"
+)
+
+// Invasion is one invasion test (the paper's Table 2 seating): K agents
+// run the invader A, the other N−K the residents B. Agents 0…K−1 are the
+// invaders, as the reference seats its attacker on agent 0.
+type Invasion struct {
+	K int `json:"k"`
+	// A and B are the mean per-agent returns of each side over the seeds;
+	// a side with no agents has none (its Agents is 0).
+	A SideReturn `json:"a"`
+	B SideReturn `json:"b"`
+	// Failed names the seeds whose episode stopped early because a policy
+	// failed; the returns cover the steps played.
+	Failed []string `json:"failed,omitempty"`
+}
+
+// SideReturn is one side's mean per-agent return.
+type SideReturn struct {
+	Agents int     `json:"agents"`
+	Return float64 `json:"return"`
+}
+
+// Invade plays invader a (k agents) among residents b (n−k) on each seed
+// and returns the sides' mean per-agent returns. k = 0 is b's self-play,
+// k = n a's. A policy that fails ends its episode there, recorded in
+// Failed; any other error is returned.
+func Invade(ctx context.Context, env episode.Env, a, b envs.Actor, k int, seeds []uint64) (*Invasion, error) {
+	n := env.Config.Agents
+	if k < 0 || k > n {
+		return nil, fmt.Errorf("invade: k = %d invaders among %d agents", k, n)
+	}
+	inv := &Invasion{K: k, A: SideReturn{Agents: k}, B: SideReturn{Agents: n - k}}
+	var invaders, residents []int
+	for i := range n {
+		if i < k {
+			invaders = append(invaders, i)
+		} else {
+			residents = append(residents, i)
+		}
+	}
+	var seats []envs.Seat
+	if k > 0 {
+		seats = append(seats, envs.Seat{Actor: a, Agents: invaders})
+	}
+	if k < n {
+		seats = append(seats, envs.Seat{Actor: b, Agents: residents})
+	}
+	e, err := envs.New(envs.Config{Map: env.Map, Agents: n, MaxSteps: env.Config.MaxSteps})
+	if err != nil {
+		return nil, err
+	}
+	mean := func(agents []int, returns []float64) float64 {
+		sum := 0.0
+		for _, i := range agents {
+			sum += returns[i]
+		}
+		return sum / float64(len(agents))
+	}
+	for _, seed := range seeds {
+		res, err := envs.Run(ctx, e, seats, envs.Options{Seed: seed, Verify: true})
+		if err != nil {
+			if !episode.PolicyFailure(err) || res == nil {
+				return nil, fmt.Errorf("invade: seed %d: %w", seed, err)
+			}
+			inv.Failed = append(inv.Failed, fmt.Sprintf("seed %d: stopped after %d steps: %v", seed, res.Steps, err))
+		}
+		if k > 0 {
+			inv.A.Return += mean(invaders, res.Returns) / float64(len(seeds))
+		}
+		if k < n {
+			inv.B.Return += mean(residents, res.Returns) / float64(len(seeds))
+		}
+	}
+	return inv, nil
+}
+
+// Actor returns a stored policy ready to play seats of an episode: a
+// built-in (or Q-table) in process, a source through the sandbox
+// (compiled once, like every arena episode).
+func (a *Arena) Actor(ctx context.Context, id string) (envs.Actor, error) {
+	a.defaults()
+	p, prog, err := a.program(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if prog != nil {
+		return prog.Actor(), nil
+	}
+	return episode.BuiltinActor(p)
+}
+
+// WorstInvader seats one agent of each invader among residents (k = 1)
+// on the arena's match seeds and returns the invader that gains most over
+// the residents (its per-agent return minus theirs) and that margin;
+// "" when no invader earns more than the residents.
+func (a *Arena) WorstInvader(ctx context.Context, resident string, invaders []string) (string, float64, error) {
+	b, err := a.Actor(ctx, resident)
+	if err != nil {
+		return "", 0, err
+	}
+	worst, margin := "", 0.0
+	for _, id := range invaders {
+		if id == resident {
+			continue
+		}
+		inv, err := a.Actor(ctx, id)
+		if err != nil {
+			return "", 0, err
+		}
+		r, err := Invade(ctx, a.Env, inv, b, 1, a.MatchSeeds)
+		if err != nil {
+			return "", 0, err
+		}
+		if m := r.A.Return - r.B.Return; m > margin || (m == margin && worst != "" && id < worst) {
+			worst, margin = id, m
+		}
+	}
+	return worst, margin, nil
+}

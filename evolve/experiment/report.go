@@ -1,0 +1,241 @@
+package experiment
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"policyevolve/store"
+)
+
+// Report is what a comparison measured, as compare prints it, writes it
+// to PREFIX.csv and PREFIX.json, and stores it (store.Comparison) for the
+// HTML report.
+type Report struct {
+	ID             string          `json:"id"` // "cmp-" and a hash of what decides the results
+	Env            store.EnvConfig `json:"env"`
+	Budget         int             `json:"budget"` // planner calls per run
+	Runs           int             `json:"runs"`   // runs per method
+	Seeds          []uint64        `json:"seeds"`  // self-play evaluation seeds
+	QLearnEpisodes int             `json:"qlearn_episodes,omitempty"`
+	Rows           []Row           `json:"rows"`
+}
+
+// Row is one line of the report: a method's runs (none for a baseline)
+// and the mean, min and max of each column over them.
+type Row struct {
+	Extras
+	Method         string   `json:"method"`
+	Runs           []string `json:"runs,omitempty"`
+	Champions      []string `json:"champions"`
+	Efficiency     Stat     `json:"efficiency"`
+	Equality       Stat     `json:"equality"`
+	Sustainability Stat     `json:"sustainability"`
+	Peace          Stat     `json:"peace"`
+	Rating         Stat     `json:"league_rating"`
+	Exploitability Stat     `json:"exploitability"`
+	PlannerCalls   Stat     `json:"planner_calls"`
+	LLMCalls       Stat     `json:"llm_calls"`
+	Tokens         Stat     `json:"tokens"`
+	Cost           Stat     `json:"cost"`
+	WallSeconds    Stat     `json:"wall_seconds"`
+}
+
+// Baseline reports whether the row is a built-in policy.
+func (r Row) Baseline() bool { return len(r.Runs) == 0 }
+
+// Extras are the experiment's extra columns, per row (the paper suite,
+// or Transfer and Invaders): what the runs' candidates had refused or
+// failed on the way, by kind; the champions' self-play efficiency on every
+// map of the game; and each champion's worst invader among the league's
+// players (k = 1) with its margin.
+type Extras struct {
+	Refusals     map[string]int  `json:"refusals,omitempty"`
+	Transfer     map[string]Stat `json:"transfer,omitempty"` // map → efficiency over champions
+	WorstInvader []string        `json:"worst_invader,omitempty"`
+	InvaderGain  Stat            `json:"invader_gain"` // the worst invader's per-agent margin over the residents
+}
+
+// Stat is a mean with its range over runs.
+type Stat struct {
+	Mean float64 `json:"mean"`
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+	N    int     `json:"n"`
+}
+
+// Add counts one more value.
+func (s *Stat) Add(v float64) {
+	if s.N == 0 || v < s.Min {
+		s.Min = v
+	}
+	if s.N == 0 || v > s.Max {
+		s.Max = v
+	}
+	s.Mean = (s.Mean*float64(s.N) + v) / float64(s.N+1)
+	s.N++
+}
+
+// String is "mean (min–max)", the mean alone when the range is one value,
+// "-" for none.
+func (s Stat) String() string {
+	switch {
+	case s.N == 0:
+		return "-"
+	case s.N == 1 || s.Min == s.Max:
+		return trimFloat(s.Mean)
+	}
+	return fmt.Sprintf("%s (%s–%s)", trimFloat(s.Mean), trimFloat(s.Min), trimFloat(s.Max))
+}
+
+func trimFloat(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 100:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+// Columns are the report's columns, as printed.
+var Columns = []string{"method", "efficiency", "equality", "sustainability", "peace", "league rating",
+	"exploitability", "planner calls", "LLM calls", "tokens", "cost ($)", "wall time (s)"}
+
+func (r Row) cells() []string {
+	return []string{r.Method, r.Efficiency.String(), r.Equality.String(), r.Sustainability.String(), r.Peace.String(),
+		r.Rating.String(), r.Exploitability.String(), r.PlannerCalls.String(), r.LLMCalls.String(), r.Tokens.String(),
+		r.Cost.String(), r.WallSeconds.String()}
+}
+
+// WriteMarkdown prints the table, then the extra tables when there are
+// any.
+func (rep *Report) WriteMarkdown(w io.Writer) {
+	fmt.Fprintf(w, "%s, %d agents, %d steps: %d runs per method, %d planner calls per run, self-play seeds %v\n\n",
+		rep.Env.Game+" on "+rep.Env.Map, rep.Env.Agents, rep.Env.MaxSteps, rep.Runs, rep.Budget, rep.Seeds)
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(Columns, " | "), strings.Repeat("---|", len(Columns)))
+	for _, r := range rep.Rows {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(r.cells(), " | "))
+	}
+	fmt.Fprintln(w, "\nmean (min–max) over runs; a baseline is one policy. Exploitability: the largest margin by which a league member beats it (0: none does).")
+	if rep.QLearnEpisodes > 0 {
+		fmt.Fprintf(w, "qlearn: the tabular Q-learner trained for %d episodes per seed, with no planner call; its wall time is its training time.\n", rep.QLearnEpisodes)
+	}
+	rep.writeExtras(w)
+}
+
+// writeExtras prints the extra tables, when there are any.
+func (rep *Report) writeExtras(w io.Writer) {
+	var mapNames []string
+	refusals, invaders := false, false
+	for _, r := range rep.Rows {
+		for m := range r.Transfer {
+			if !slices.Contains(mapNames, m) {
+				mapNames = append(mapNames, m)
+			}
+		}
+		refusals = refusals || len(r.Refusals) > 0
+		invaders = invaders || len(r.WorstInvader) > 0
+	}
+	slices.Sort(mapNames)
+	if len(mapNames) > 0 {
+		fmt.Fprintf(w, "\nTransfer: self-play efficiency of the champions on every map (evolved on %s)\n\n", rep.Env.Map)
+		fmt.Fprintf(w, "| method | %s |\n|---|%s\n", strings.Join(mapNames, " | "), strings.Repeat("---|", len(mapNames)))
+		for _, r := range rep.Rows {
+			cells := []string{r.Method}
+			for _, m := range mapNames {
+				cells = append(cells, r.Transfer[m].String())
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+		}
+	}
+	if invaders {
+		fmt.Fprintln(w, "\nWorst invader (one agent among the champion's, the league's players tried in turn; gain: its per-agent return minus the residents')")
+		fmt.Fprintf(w, "\n| method | worst invader | gain |\n|---|---|---|\n")
+		for _, r := range rep.Rows {
+			names := make([]string, len(r.WorstInvader))
+			for i, n := range r.WorstInvader {
+				names[i] = orDash(n)
+			}
+			fmt.Fprintf(w, "| %s | %s | %s |\n", r.Method, strings.Join(names, ", "), r.InvaderGain)
+		}
+	}
+	if refusals {
+		fmt.Fprintln(w, "\nRefused or failed on the way, by kind, summed over the runs")
+		fmt.Fprintf(w, "\n| method | refused or failed |\n|---|---|\n")
+		for _, r := range rep.Rows {
+			if r.Runs == nil {
+				continue
+			}
+			kinds := slices.Sorted(maps.Keys(r.Refusals))
+			parts := make([]string, len(kinds))
+			for i, k := range kinds {
+				parts[i] = fmt.Sprintf("%s %d", k, r.Refusals[k])
+			}
+			fmt.Fprintf(w, "| %s | %s |\n", r.Method, orDash(strings.Join(parts, ", ")))
+		}
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// WriteFiles writes the report to prefix.json and, as a table with each
+// column's mean, min and max, prefix.csv.
+func (rep *Report) WriteFiles(prefix string) error {
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(prefix+".json", append(js, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	f, err := os.Create(prefix + ".csv")
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	cw := csv.NewWriter(f)
+	head := []string{"method"}
+	for _, c := range Columns[1:] {
+		head = append(head, c+" mean", c+" min", c+" max")
+	}
+	cw.Write(append(head, "runs", "champions"))
+	for _, r := range rep.Rows {
+		rec := []string{r.Method}
+		for _, s := range []Stat{r.Efficiency, r.Equality, r.Sustainability, r.Peace, r.Rating, r.Exploitability,
+			r.PlannerCalls, r.LLMCalls, r.Tokens, r.Cost, r.WallSeconds} {
+			rec = append(rec, fmt.Sprint(s.Mean), fmt.Sprint(s.Min), fmt.Sprint(s.Max))
+		}
+		cw.Write(append(rec, strings.Join(r.Runs, " "), strings.Join(r.Champions, " ")))
+	}
+	cw.Flush()
+	return errors.Join(cw.Error(), f.Close())
+}
+
+// Stored reads the report compare stored for comparison id (nil when it
+// stored none: compare is still running, or was stopped).
+func Stored(tx *store.Tx, id string) (*Report, error) {
+	rec, err := tx.Comparison(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rep Report
+	if err := json.Unmarshal(rec.Report, &rep); err != nil {
+		return nil, fmt.Errorf("comparison %s: %w", id, err)
+	}
+	return &rep, nil
+}

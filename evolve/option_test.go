@@ -1,0 +1,75 @@
+package evolve
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestOption(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		o          Option[float64]
+		json       string
+		value      float64
+		off, deflt bool
+	}{
+		{"default", Option[float64]{}, "0", 0, false, true},
+		{"off", Off[float64](), "-1", 0, true, false},
+		{"on", On(0.2), "0.2", 0.2, false, false},
+		{"on zero is off", On(0.0), "-1", 0, true, false},
+		{"on negative is off", On(-0.5), "-1", 0, true, false},
+	} {
+		b, err := json.Marshal(tc.o)
+		if err != nil || string(b) != tc.json {
+			t.Errorf("%s: JSON %s (%v), want %s", tc.name, b, err, tc.json)
+		}
+		if tc.o.Value() != tc.value || tc.o.IsOff() != tc.off || tc.o.IsDefault() != tc.deflt {
+			t.Errorf("%s: value %v, off %v, default %v", tc.name, tc.o.Value(), tc.o.IsOff(), tc.o.IsDefault())
+		}
+		var back Option[float64]
+		if err := json.Unmarshal(b, &back); err != nil || back != tc.o {
+			t.Errorf("%s: read back as %v (%v)", tc.name, back, err)
+		}
+	}
+	// What stored configurations hold reads as it always meant: 0 the
+	// default, a negative number none, else the value.
+	for in, want := range map[string]Option[int]{"0": {}, "-1": Off[int](), "-7": Off[int](), "3": On(3)} {
+		var o Option[int]
+		if err := json.Unmarshal([]byte(in), &o); err != nil || o != want {
+			t.Errorf("%s read as %v (%v), want %v", in, o, err, want)
+		}
+	}
+	if o := (Option[int]{}).OrDefault(DefaultLocalRounds); o.Value() != DefaultLocalRounds {
+		t.Errorf("default local rounds %v", o)
+	}
+	if o := Off[int]().OrDefault(DefaultLocalRounds); !o.IsOff() {
+		t.Errorf("off became %v with a default", o)
+	}
+}
+
+// TestStoredJobConfigUnchanged: run configurations stored before local
+// rounds and the crossover rate were Options decode to the same meaning
+// and encode to the same bytes (a comparison's id is a hash of them).
+func TestStoredJobConfigUnchanged(t *testing.T) {
+	for _, stored := range []string{
+		`{"mode":"population","game":"cleanup","agents":10,"steps":1000,"seed":1,"eval_seeds":[0,1,2,3,4],"match_seeds":[0],"iterations":5,"candidates":4,"feedback":"critic","local_rounds":2,"crossover_rate":0.2,"planners":["grammar"],"pool":{"capacity":16,"promote_threshold":0.6,"temperature":100,"opponents":4},"workers":2,"planner_concurrency":1,"critic":"analytic","backend":"auto"}`,
+		`{"mode":"population","game":"gathering","map":"small","agents":4,"steps":100,"seed":3,"eval_seeds":[0,1],"match_seeds":[0],"iterations":4,"candidates":1,"feedback":"critic","local_rounds":-1,"crossover_rate":-1,"planners":["grammar"],"pool":{"capacity":16,"promote_threshold":0.6,"temperature":100,"opponents":4},"pool_tag":"cmp-62580937-population-0","workers":2,"planner_concurrency":1,"max_planner_calls":3,"critic":"analytic","backend":"auto"}`,
+	} {
+		var c JobConfig
+		if err := json.Unmarshal([]byte(stored), &c); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(c)
+		if err != nil || string(b) != stored {
+			t.Errorf("stored:\n%s\nencoded again:\n%s (%v)", stored, b, err)
+		}
+		if d := c.WithDefaults(); d.LocalRounds != c.LocalRounds || d.CrossoverRate != c.CrossoverRate {
+			t.Errorf("defaults changed a stored choice: %v %v -> %v %v", c.LocalRounds, c.CrossoverRate, d.LocalRounds, d.CrossoverRate)
+		}
+	}
+	var none JobConfig
+	json.Unmarshal([]byte(`{"local_rounds":-1,"crossover_rate":-1}`), &none)
+	if none.LocalRounds.Value() != 0 || !none.CrossoverRate.IsOff() {
+		t.Errorf("none read as %v, %v", none.LocalRounds, none.CrossoverRate)
+	}
+}

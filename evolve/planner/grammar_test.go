@@ -1,0 +1,216 @@
+package planner_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"policyevolve/critic"
+	"policyevolve/envs"
+	"policyevolve/envs/ssd"
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/grammar"
+	"policyevolve/evolve/internal/evolvetest"
+	"policyevolve/evolve/planner"
+	"policyevolve/sandbox"
+	"policyevolve/store"
+)
+
+// TestGrammarPlannerFixLoop: the grammar planner in the fix loop every
+// planner goes through, end to end: its proposals pass the sandbox's
+// check at the first attempt, are stored with their origin, read back as
+// genomes, and evaluate in the arena; improve and crossover name their
+// parents.
+func TestGrammarPlannerFixLoop(t *testing.T) {
+	a := evolvetest.NewArena(t)
+	ctx := context.Background()
+	loop := &planner.FixLoop{Planner: &planner.GrammarPlanner{PopSize: 4, Generations: 1}, Sandbox: a.Sandbox, Store: a.Store}
+	task := planner.Task{Env: a.Env, Run: "run-g", Iteration: 2, Seed: 7}
+	accepted := func(out *planner.Outcome, op string, parents ...string) *store.Policy {
+		t.Helper()
+		if out.Policy == nil || len(out.Attempts) != 1 || !out.New {
+			t.Fatalf("%s: outcome %+v, want a new policy at the first attempt (problem: %v)", op, out, out.Problem())
+		}
+		o := out.Policy.Origin
+		if o.Planner != "grammar" || o.Operator != op || o.Run != "run-g" || o.Iteration != 2 || !reflect.DeepEqual(o.Parents, parents) {
+			t.Fatalf("%s: origin %+v, want parents %v", op, o, parents)
+		}
+		if out.Usage != (planner.Usage{}) {
+			t.Errorf("%s: usage %+v, want none", op, out.Usage)
+		}
+		if _, err := grammar.Parse([]byte(out.Policy.Source)); err != nil {
+			t.Fatalf("%s: the stored source is not a genome: %v", op, err)
+		}
+		ev, err := a.Evaluate(ctx, out.Policy.ID)
+		if err != nil || ev.Status != store.StatusOK {
+			t.Fatalf("%s: evaluation %+v, %v", op, ev, err)
+		}
+		return out.Policy
+	}
+	out, err := loop.Init(ctx, planner.InitRequest{Task: task})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1 := accepted(out, planner.OpInit)
+	out, err = loop.Improve(ctx, planner.ImproveRequest{Task: task, Parent: planner.Scored{Policy: *p1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2 := accepted(out, planner.OpImprove, p1.ID)
+	out, err = loop.Crossover(ctx, planner.CrossoverRequest{Task: task, A: planner.Scored{Policy: *p1}, B: planner.Scored{Policy: *p2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted(out, planner.OpCrossover, p1.ID, p2.ID)
+}
+
+// grammarTask is a quick environment for planner calls that need no
+// sandbox.
+func grammarTestTask(t *testing.T, game string, agents, steps int) planner.Task {
+	t.Helper()
+	env, err := episode.ResolveEnv(game, "small", agents, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return planner.Task{Env: env, Seed: 99}
+}
+
+func genomePolicy(t *testing.T, g grammar.Genome) planner.Scored {
+	t.Helper()
+	src, err := grammar.Render(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return planner.Scored{Policy: store.Policy{ID: store.SourceID(string(src)), Source: string(src)}}
+}
+
+// TestGrammarPlannerDeterministic: the same requests give the same
+// proposals, byte for byte; another sample or seed gives another.
+func TestGrammarPlannerDeterministic(t *testing.T) {
+	ctx := context.Background()
+	task := grammarTestTask(t, "gathering", 4, 150)
+	t.Logf("seed: %d", task.Seed)
+	calls := func(task planner.Task) []*planner.Proposal {
+		p := &planner.GrammarPlanner{PopSize: 4, Generations: 2, Workers: 2}
+		init, err := p.Init(ctx, planner.InitRequest{Task: task})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parent := planner.Scored{Policy: store.Policy{ID: store.SourceID(string(init.Source)), Source: string(init.Source)}}
+		imp, err := p.Improve(ctx, planner.ImproveRequest{Task: task, Parent: parent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := planner.Scored{Policy: store.Policy{ID: store.SourceID(string(imp.Source)), Source: string(imp.Source)}}
+		cross, err := p.Crossover(ctx, planner.CrossoverRequest{Task: task, A: parent, B: other})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*planner.Proposal{init, imp, cross}
+	}
+	a, b := calls(task), calls(task)
+	for i := range a {
+		if string(a[i].Source) != string(b[i].Source) || a[i].Notes != b[i].Notes || !reflect.DeepEqual(a[i].Origin, b[i].Origin) {
+			t.Fatalf("call %d (%s) differs between two identical runs", i, a[i].Origin.Operator)
+		}
+	}
+	other := task
+	other.Sample = 1
+	c := calls(other)
+	if string(c[0].Source) == string(a[0].Source) {
+		t.Error("another sample drew the same initial genome")
+	}
+}
+
+// TestGrammarPlannerForeignParent: a parent the grammar did not write is
+// not evolved; the planner searches from random genomes and says so.
+func TestGrammarPlannerForeignParent(t *testing.T) {
+	ctx := context.Background()
+	task := grammarTestTask(t, "gathering", 4, 100)
+	parent := planner.Scored{Policy: store.Policy{ID: "abc123", Source: string(evolvetest.Example(t, "bfs"))}}
+	prop, err := (&planner.GrammarPlanner{PopSize: 4, Generations: 1}).Improve(ctx, planner.ImproveRequest{Task: task, Parent: parent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prop.Origin.Operator != planner.OpInit || len(prop.Origin.Parents) != 0 {
+		t.Errorf("origin %+v: want init, no parents", prop.Origin)
+	}
+	if !strings.Contains(prop.Notes, "parent abc123 is not a genome the grammar can evolve") {
+		t.Errorf("notes do not say why: %s", prop.Notes)
+	}
+	if _, err := sandbox.Validate(prop.Source); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGrammarPlannerFix: Fix re-renders a proposal whose source is not
+// its genome's rendering, and reports a rendering that fails as a bug in
+// the grammar instead of proposing it again.
+func TestGrammarPlannerFix(t *testing.T) {
+	ctx := context.Background()
+	task := grammarTestTask(t, "gathering", 4, 100)
+	p := &planner.GrammarPlanner{}
+	prop, err := p.Init(ctx, planner.InitRequest{Task: task})
+	if err != nil {
+		t.Fatal(err)
+	}
+	problem := errors.New("smoke test: something odd")
+	_, err = p.Fix(ctx, planner.FixRequest{Task: task, Failed: prop, Problem: problem, Attempt: 1})
+	if !errors.Is(err, grammar.ErrBug) || !strings.Contains(err.Error(), "something odd") || !strings.Contains(err.Error(), `"v":1`) {
+		t.Fatalf("Fix of a rendering that failed: %v, want a grammar bug naming the genome and the problem", err)
+	}
+	damaged := *prop
+	damaged.Source = []byte("package policy\n")
+	fixed, err := p.Fix(ctx, planner.FixRequest{Task: task, Failed: &damaged, Problem: problem, Attempt: 1})
+	if err != nil || string(fixed.Source) != string(prop.Source) || !reflect.DeepEqual(fixed.Origin, prop.Origin) {
+		t.Fatalf("Fix of a damaged source: %v; want the genome's rendering with the same origin", err)
+	}
+	if _, err := p.Fix(ctx, planner.FixRequest{Task: task, Failed: &planner.Proposal{State: "chat"}, Problem: problem}); err == nil ||
+		!strings.Contains(err.Error(), "another planner") {
+		t.Fatalf("Fix of another planner's proposal: %v", err)
+	}
+}
+
+// TestGrammarPlannerCriticBias: at the critic level, the diagnostics of a
+// parent whose river stayed polluted steer Improve toward cleaning; at the
+// sparse level they are not used.
+func TestGrammarPlannerCriticBias(t *testing.T) {
+	ctx := context.Background()
+	task := grammarTestTask(t, "cleanup", 4, 300)
+	parentG := grammar.Genome{Game: ssd.Cleanup, Harvest: grammar.Harvest{Kind: grammar.Nearest},
+		Aggression: grammar.Aggression{Kind: grammar.Never}, Cleaning: grammar.Cleaning{Kind: grammar.NoCleaning}}
+	env, err := envs.New(envs.Config{Map: task.Env.Map, Agents: 4, MaxSteps: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := envs.Run(ctx, env, []envs.Seat{{Actor: parentG.Actor(), Agents: []int{0, 1, 2, 3}}}, envs.Options{Seed: 1, Record: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := critic.Diagnose([]critic.Episode{{Trajectory: res.Trajectory}}, critic.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &planner.GrammarPlanner{PopSize: 6, Generations: 2}
+	req := planner.ImproveRequest{Task: task, Parent: genomePolicy(t, parentG), Diagnostics: d}
+	req.Feedback = planner.Critic
+	prop, err := p.Improve(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := prop.State.(grammar.Genome)
+	if !strings.Contains(prop.Notes, "mutations lean on the critic: waste at or above the depletion threshold") ||
+		child.Cleaning.Kind == grammar.NoCleaning {
+		t.Errorf("critic-level improve: cleaning %q, notes:\n%s", child.Cleaning.Kind, prop.Notes)
+	}
+	req.Feedback = planner.Sparse
+	prop, err = p.Improve(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(prop.Notes, "mutations lean on the critic") {
+		t.Errorf("sparse-level improve used the diagnostics:\n%s", prop.Notes)
+	}
+}

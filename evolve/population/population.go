@@ -1,0 +1,561 @@
+package population
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"policyevolve/evolve/planner"
+	"policyevolve/evolve/search"
+	"policyevolve/pool"
+	"policyevolve/store"
+)
+
+// Config is what a population search reads of the job's configuration
+// (evolve.JobConfig, defaults applied).
+type Config struct {
+	Iterations int // iterations of the run
+	Candidates int // candidates per iteration (M)
+	// CrossoverRate is the share of candidates that cross two parents (0:
+	// none); LocalRounds the local refinement rounds per candidate (0:
+	// none).
+	CrossoverRate float64
+	LocalRounds   int
+	// Planners are the specs of the planners; with several, a UCB1 bandit
+	// picks each candidate's.
+	Planners []string
+	Pool     pool.Config
+	// Invasion makes invasion resistance a parent-selection objective.
+	Invasion bool
+	// MatchSeeds are the seeds of each candidate's matches.
+	MatchSeeds []uint64
+	// PlannerConcurrency bounds the candidates proposed at once.
+	PlannerConcurrency int
+}
+
+// Mode is PolicyEvolve's search. Each iteration plans its candidates from
+// the global pool as it stands (parents by Pareto rank over Elo, the
+// social metrics and exploitability; opponents by softmax over Elo; a
+// planner each), proposes them (with local refinement against the
+// critic), evaluates them in self-play, plays them against their
+// opponents, promotes those whose win rate is above the threshold, and
+// trims the pool.
+type Mode struct {
+	run     search.Run
+	cfg     Config
+	matches matchBook // the matches stored so far, read once
+}
+
+var _ search.Mode = (*Mode)(nil)
+
+// New returns the population search of cfg, run in run.
+func New(run search.Run, cfg Config) *Mode { return &Mode{run: run, cfg: cfg} }
+
+// Iterations is the configuration's.
+func (m *Mode) Iterations() int { return m.cfg.Iterations }
+
+// Plan plans the iteration unless it has a plan; a budget reached before
+// stops the run.
+func (m *Mode) Plan(ctx context.Context, it *store.Iteration) (bool, error) {
+	if len(it.Plan) > 0 {
+		return true, nil
+	}
+	if reason, err := m.run.Budget(store.RunUsage{}); err != nil || reason != "" {
+		return false, err
+	}
+	return true, m.plan(ctx, it)
+}
+
+// Play runs the phases of the iteration: propose, evaluate, challenge.
+func (m *Mode) Play(ctx context.Context, it *store.Iteration) (bool, error) {
+	for _, phase := range []struct {
+		name string
+		run  func(context.Context, *store.Iteration) error
+	}{{"propose", m.proposeAll}, {"evaluate", m.evaluateAll}, {"challenge", m.challengeAll}} {
+		// Only an interruption stops between phases: a budget reached
+		// while proposing (no planner call is made after it) lets the
+		// iteration evaluate, challenge and close what it proposed.
+		if m.run.Interrupted() {
+			return false, nil
+		}
+		m.run.Phase(it.Index, phase.name)
+		if err := phase.run(ctx, it); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// plan chooses, for each candidate of the iteration, its operator,
+// parents, inspirations, opponents and planner, from the pool as it
+// stands, and stores the plan before anything it leads to.
+func (m *Mode) plan(ctx context.Context, it *store.Iteration) error {
+	a := m.run.Arena()
+	members, err := a.Members(ctx)
+	if err != nil {
+		return err
+	}
+	// Parents: the pool's source members (a built-in has no code to
+	// show) and the run's own candidates of earlier iterations that were
+	// evaluated and challenged the pool, rated as their matches left them:
+	// a search whose candidates have not yet beaten the pool builds on its
+	// best work rather than starting over. Front by front, each front in a
+	// seeded order.
+	var sources []pool.Member
+	inPool := map[string]bool{}
+	for _, mb := range members {
+		inPool[mb.ID] = true
+	}
+	if err := m.run.Store().View(func(tx *store.Tx) error {
+		for _, mb := range members {
+			p, err := tx.Policy(mb.ID)
+			if err != nil {
+				return err
+			}
+			if p.Builtin == "" {
+				sources = append(sources, mb)
+			}
+		}
+		its, err := m.run.Past(tx)
+		if err != nil {
+			return err
+		}
+		for _, ik := range its {
+			if ik.Index >= it.Index {
+				continue
+			}
+			for _, c := range ik.Candidates {
+				if (c.Status == store.CandidateRejected || c.Status == store.CandidatePromoted) && !inPool[c.Policy] {
+					inPool[c.Policy] = true // once, however often it came back
+					sources = append(sources, pool.Member{ID: c.Policy, Elo: c.Elo, Efficiency: c.Metrics.Efficiency,
+						Equality: c.Metrics.Equality, Sustainability: c.Metrics.Sustainability, Peace: c.Metrics.Peace})
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := m.exploitability(sources, members); err != nil {
+		return err
+	}
+	if m.cfg.Invasion {
+		var ids []string
+		for _, mb := range members {
+			ids = append(ids, mb.ID)
+		}
+		for i := range sources {
+			_, gain, err := a.WorstInvader(ctx, sources[i].ID, ids)
+			if err != nil {
+				return err
+			}
+			sources[i].Invadability = gain
+		}
+	}
+	rng := rand.New(rand.NewPCG(m.run.SeedFor("plan", it.Index), 0))
+	var order []string
+	for _, front := range pool.SelectionFronts(sources) {
+		ids := make([]string, len(front))
+		for i, k := range front {
+			ids[i] = sources[k].ID
+		}
+		sort.Strings(ids)
+		rng.Shuffle(len(ids), func(a, b int) { ids[a], ids[b] = ids[b], ids[a] })
+		order = append(order, ids...)
+	}
+	picks, err := m.pickPlanners(it.Index, m.cfg.Candidates)
+	if err != nil {
+		return err
+	}
+	for k := 0; k < m.cfg.Candidates; k++ {
+		pc := store.PlannedCandidate{Sample: k, Planner: picks[k], Seed: m.run.SeedFor("candidate", it.Index, k)}
+		switch {
+		case len(order) == 0:
+			pc.Operator = planner.OpInit
+		case len(order) >= 2 && m.cfg.CrossoverRate > 0 && rng.Float64() < m.cfg.CrossoverRate:
+			a := order[k%len(order)]
+			b := order[(k+1+rng.IntN(len(order)-1))%len(order)]
+			if b == a {
+				b = order[(k+1)%len(order)]
+			}
+			pc.Operator, pc.Parents = planner.OpCrossover, []string{a, b}
+		default:
+			parent := order[k%len(order)]
+			pc.Operator, pc.Parents = planner.OpImprove, []string{parent}
+			for d := 1; d < len(order) && len(pc.Inspirations) < 3; d++ {
+				pc.Inspirations = append(pc.Inspirations, order[(k+d)%len(order)])
+			}
+		}
+		for _, mb := range pool.SampleOpponents(members, m.cfg.Pool.Opponents, m.cfg.Pool.Temperature, rng) {
+			pc.Opponents = append(pc.Opponents, mb.ID)
+		}
+		sort.Strings(pc.Opponents)
+		it.Plan = append(it.Plan, pc)
+	}
+	return m.run.Save(it)
+}
+
+// exploitability sets each policy's Exploitability from the matches
+// stored against the pool's members: the largest margin by which a member
+// beat it (docs/decisions.md: elo.League.Exploitability's measure, over
+// the matches played so far).
+func (m *Mode) exploitability(members, against []pool.Member) error {
+	in := map[string]bool{}
+	for _, mb := range against {
+		in[mb.ID] = true
+	}
+	env := m.run.Arena().Env.Config
+	if err := m.run.Store().View(func(tx *store.Tx) error { return m.matches.update(tx, env) }); err != nil {
+		return err
+	}
+	for i := range members {
+		members[i].Exploitability = m.matches.exploitability(members[i].ID, in)
+	}
+	return nil
+}
+
+// pickPlanners chooses each candidate's planner: the only one, or by a
+// UCB1 bandit over how often each planner's candidates were promoted in
+// the run's earlier iterations (an arm picked in this iteration counts as
+// tried, without a reward yet, so that picks spread).
+func (m *Mode) pickPlanners(iteration, n int) ([]string, error) {
+	specs := m.cfg.Planners
+	out := make([]string, n)
+	if len(specs) == 1 {
+		for k := range out {
+			out[k] = specs[0]
+		}
+		return out, nil
+	}
+	pulls := map[string]float64{}
+	wins := map[string]float64{}
+	err := m.run.Store().View(func(tx *store.Tx) error {
+		its, err := m.run.Past(tx)
+		if err != nil {
+			return err
+		}
+		for _, it := range its {
+			if it.Index >= iteration {
+				break
+			}
+			for _, c := range it.Candidates {
+				spec := it.Plan[c.Sample].Planner
+				if c.Status == store.CandidateSkipped {
+					continue
+				}
+				pulls[spec]++
+				if c.Status == store.CandidatePromoted {
+					wins[spec]++
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k := range out {
+		total := 0.0
+		for _, s := range specs {
+			total += pulls[s]
+		}
+		best, bestScore := specs[0], math.Inf(-1)
+		for _, s := range specs {
+			score := math.Inf(1) // untried first
+			if pulls[s] > 0 {
+				score = wins[s]/pulls[s] + math.Sqrt(2*math.Log(total)/pulls[s])
+			}
+			if score > bestScore {
+				best, bestScore = s, score
+			}
+		}
+		out[k] = best
+		pulls[best]++
+	}
+	return out, nil
+}
+
+// proposeAll proposes every planned candidate not yet proposed, up to
+// PlannerConcurrency at once; each is recorded as soon as it is settled.
+func (m *Mode) proposeAll(ctx context.Context, it *store.Iteration) error {
+	a := m.run.Arena()
+	before := a.Episodes()
+	var mu sync.Mutex // guards it
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(m.cfg.PlannerConcurrency)
+	for _, pc := range it.Plan {
+		mu.Lock()
+		done := it.Candidate(pc.Sample) != nil
+		mu.Unlock()
+		if done {
+			continue
+		}
+		if m.run.Stopping() {
+			break
+		}
+		g.Go(func() error {
+			c, err := m.proposeOne(gctx, it, pc)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			it.SetCandidate(*c)
+			it.Usage.Add(c.Usage)
+			err = m.run.Save(it)
+			mu.Unlock()
+			if c.Status != store.CandidateProposed {
+				m.run.Settled(it.Index, c)
+			}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	// The critic's recorded episodes and the local rounds' evaluations.
+	it.Usage.Episodes += a.Episodes() - before
+	return m.run.Save(it)
+}
+
+// proposeOne writes a candidate, refines it locally against the critic,
+// and returns its record (the best local version as its policy).
+func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.PlannedCandidate) (*store.Candidate, error) {
+	c := &store.Candidate{Sample: pc.Sample}
+	if reason, err := m.run.Budget(store.RunUsage{}); err != nil {
+		return nil, err
+	} else if reason != "" {
+		c.Status, c.Problem = store.CandidateSkipped, reason
+		return c, nil
+	}
+	r := search.Request{Op: pc.Operator, Inspirations: pc.Inspirations}
+	if len(pc.Parents) > 0 {
+		r.Parent = pc.Parents[0]
+	}
+	if len(pc.Parents) > 1 {
+		r.Mate = pc.Parents[1]
+	}
+	out, err := m.run.Propose(ctx, it, pc, pc.Sample, r)
+	if err != nil {
+		return nil, err
+	}
+	c.Attempts, c.Usage = len(out.Attempts), search.OutcomeUsage(out)
+	search.CountRefusals(c, out)
+	if out.Policy == nil {
+		c.Status, c.Problem = search.Refusal(out)
+		return c, nil
+	}
+	c.Policy, c.Status = out.Policy.ID, store.CandidateProposed
+	c.Local = []string{out.Policy.ID}
+	if err := m.localPool(it.Index, out.Policy.ID); err != nil {
+		return nil, err
+	}
+	// Local refinement: improve the candidate against the critic's
+	// reflections on its own episodes; keep the best version.
+	a := m.run.Arena()
+	best, err := a.Evaluate(ctx, c.Policy)
+	if err != nil {
+		return nil, err
+	}
+	for round := 1; round <= m.cfg.LocalRounds; round++ {
+		if best.Status != store.StatusOK || m.run.Stopping() {
+			break
+		}
+		if reason, err := m.run.Budget(c.Usage); err != nil {
+			return nil, err
+		} else if reason != "" {
+			break
+		}
+		out, err := m.run.Propose(ctx, it, pc, pc.Sample+1000*round, search.Request{Op: planner.OpImprove, Parent: c.Policy})
+		if err != nil {
+			return nil, err
+		}
+		c.Usage.Add(search.OutcomeUsage(out))
+		c.Attempts += len(out.Attempts)
+		search.CountRefusals(c, out)
+		if out.Policy == nil {
+			continue
+		}
+		c.Local = append(c.Local, out.Policy.ID)
+		if err := m.localPool(it.Index, out.Policy.ID); err != nil {
+			return nil, err
+		}
+		ev, err := a.Evaluate(ctx, out.Policy.ID)
+		if err != nil {
+			return nil, err
+		}
+		if ev.Status != store.StatusOK {
+			search.CountFailures(c, ev)
+		}
+		if ev.Status == store.StatusOK && ev.Mean.Efficiency > best.Mean.Efficiency {
+			c.Policy, best = out.Policy.ID, ev
+		}
+	}
+	return c, nil
+}
+
+// localPool adds a version to the iteration's local pool.
+func (m *Mode) localPool(iteration int, id string) error {
+	return m.run.Store().Update(func(tx *store.Tx) error {
+		return tx.AddMember(&store.Member{Policy: id, Pool: store.LocalPool(m.run.ID(), iteration), Reason: "candidate"})
+	})
+}
+
+// evaluateAll evaluates every proposed candidate in self-play.
+func (m *Mode) evaluateAll(ctx context.Context, it *store.Iteration) error {
+	a := m.run.Arena()
+	before := a.Episodes()
+	g, gctx := errgroup.WithContext(ctx)
+	evs := make([]*store.Evaluation, len(it.Candidates))
+	for k, c := range it.Candidates {
+		if c.Status != store.CandidateProposed {
+			continue
+		}
+		g.Go(func() (err error) {
+			evs[k], err = a.Evaluate(gctx, c.Policy)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for k := range it.Candidates {
+		c := &it.Candidates[k]
+		if evs[k] == nil {
+			continue
+		}
+		c.Metrics, c.Status = evs[k].Mean, store.CandidateEvaluated
+		if evs[k].Status != store.StatusOK {
+			c.Status, c.Problem = store.CandidateFailed, evs[k].Error
+			search.CountFailures(c, evs[k])
+			m.run.Settled(it.Index, c)
+		}
+	}
+	it.Usage.Episodes += a.Episodes() - before
+	return m.run.Save(it)
+}
+
+// challengeAll plays each evaluated candidate against its opponents, then,
+// in the order of the plan, promotes those above the threshold (their
+// ratings and the opponents' are updated then) and trims the pool.
+func (m *Mode) challengeAll(ctx context.Context, it *store.Iteration) error {
+	a := m.run.Arena()
+	before := a.Episodes()
+	plan := map[int]store.PlannedCandidate{}
+	for _, pc := range it.Plan {
+		plan[pc.Sample] = pc
+	}
+	// The matches, all at once (as the Arena's slots allow).
+	g, gctx := errgroup.WithContext(ctx)
+	for _, c := range it.Candidates {
+		if c.Status != store.CandidateEvaluated {
+			continue
+		}
+		for _, opp := range plan[c.Sample].Opponents {
+			for _, seed := range m.cfg.MatchSeeds {
+				g.Go(func() error {
+					_, err := a.Match(gctx, c.Policy, opp, seed)
+					return err
+				})
+			}
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	slices.SortFunc(it.Candidates, func(a, b store.Candidate) int { return a.Sample - b.Sample })
+	for k := range it.Candidates {
+		c := &it.Candidates[k]
+		if c.Status != store.CandidateEvaluated {
+			continue
+		}
+		rep, err := a.Rate(ctx, c.Policy, plan[c.Sample].Opponents, false)
+		if err != nil {
+			return err
+		}
+		c.WinRate, c.Games, c.Elo = rep.WinRate(), rep.Games, rep.Elo
+		c.Status = store.CandidateRejected
+		if pool.Promote(c.WinRate, true, m.cfg.Pool.PromoteThreshold) {
+			if err := m.run.Store().Update(func(tx *store.Tx) error {
+				return tx.AddMember(&store.Member{Policy: c.Policy, Pool: a.GlobalPool(), Reason: "promoted"})
+			}); err != nil {
+				return err
+			}
+			if rep, err = a.Rate(ctx, c.Policy, plan[c.Sample].Opponents, true); err != nil {
+				return err
+			}
+			c.Elo, c.Status = rep.Elo, store.CandidatePromoted
+		}
+		if err := m.run.Save(it); err != nil {
+			return err
+		}
+		m.run.Settled(it.Index, c)
+	}
+	if _, err := a.Trim(ctx); err != nil {
+		return err
+	}
+	it.Usage.Episodes += a.Episodes() - before
+	return m.run.Save(it)
+}
+
+// Champion is the run's best policy: among its candidates in the global
+// pool, the highest rated; else the best self-play efficiency among its
+// evaluated candidates.
+func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champion, error) {
+	var best string
+	var bestM store.Metrics
+	bestElo, bestEff := math.Inf(-1), math.Inf(-1)
+	inPool := false
+	gp := m.run.Arena().GlobalPool()
+	err := m.run.Store().View(func(tx *store.Tx) error {
+		its, err := m.run.Past(tx)
+		if err != nil {
+			return err
+		}
+		members, err := tx.Members(gp)
+		if err != nil {
+			return err
+		}
+		member := map[string]bool{}
+		for _, mb := range members {
+			member[mb.Policy] = true
+		}
+		ratings, err := tx.Ratings(gp)
+		if err != nil {
+			return err
+		}
+		elo := map[string]float64{}
+		for _, r := range ratings {
+			elo[r.Policy] = r.Elo
+		}
+		for _, ik := range its {
+			if ik.Index == it.Index {
+				ik = *it
+			}
+			for _, c := range ik.Candidates {
+				switch {
+				case c.Policy == "" || (c.Status != store.CandidatePromoted && c.Status != store.CandidateRejected):
+				case member[c.Policy] && (!inPool || elo[c.Policy] > bestElo || (elo[c.Policy] == bestElo && c.Policy < best)):
+					best, bestM, bestElo, inPool = c.Policy, c.Metrics, elo[c.Policy], true
+				case !inPool && c.Metrics.Efficiency > bestEff:
+					best, bestM, bestEff = c.Policy, c.Metrics, c.Metrics.Efficiency
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return search.Champion{}, err
+	}
+	if !inPool {
+		bestElo = 0
+	}
+	if best == "" {
+		return search.Champion{}, nil
+	}
+	return search.Champion{Policy: best, Metrics: bestM, Elo: bestElo}, nil
+}

@@ -1,0 +1,240 @@
+package evolve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"policyevolve/critic"
+	"policyevolve/evolve/arena"
+	"policyevolve/evolve/chain"
+	"policyevolve/evolve/episode"
+	"policyevolve/evolve/gepa"
+	"policyevolve/evolve/planner"
+	"policyevolve/evolve/population"
+	"policyevolve/evolve/search"
+	"policyevolve/evolve/timing"
+	"policyevolve/store"
+)
+
+// ErrRunDone: the run to resume has finished already.
+var ErrRunDone = errors.New("the run is done")
+
+// Run starts the job (or resumes RunID) and runs it until it is done, a
+// budget is reached, or Stop is called; it returns the run as stored. A
+// cancelled context abandons the step in flight: the run stays resumable.
+func (j *Job) Run(ctx context.Context) (*store.Run, error) {
+	if err := j.open(ctx); err != nil {
+		return nil, err
+	}
+	defer j.arena.Close()
+	mode, err := j.mode()
+	if err == nil {
+		err = j.iterate(ctx, mode)
+	}
+	return j.finish(err)
+}
+
+// iterate drives the mode through the run's iterations, from the first
+// not done, until the last is closed or the run is to stop.
+func (j *Job) iterate(ctx context.Context, mode search.Mode) error {
+	for i := j.run.Iterations; i < mode.Iterations(); i++ {
+		it, err := j.beginIteration(i)
+		if err != nil || it == nil {
+			return err
+		}
+		if ok, err := mode.Plan(ctx, it); err != nil || !ok {
+			return err
+		}
+		j.emit(Event{Kind: EventIteration, Iteration: i})
+		if ok, err := mode.Play(ctx, it); err != nil || !ok {
+			return err
+		}
+		if err := j.closeIteration(ctx, it, mode); err != nil {
+			return err
+		}
+		if j.stopping() {
+			return nil // a budget ran out during the iteration
+		}
+	}
+	return nil
+}
+
+// open creates or loads the run and prepares the job's parts.
+func (j *Job) open(ctx context.Context) error {
+	j.started = time.Now()
+	if j.Events == nil {
+		j.Events = noReporter{}
+	}
+	resumed := j.RunID != ""
+	if resumed {
+		if err := j.Store.View(func(tx *store.Tx) (err error) {
+			j.run, err = tx.Run(j.RunID)
+			return err
+		}); err != nil {
+			return err
+		}
+		if j.run.Status == store.StatusDone {
+			return fmt.Errorf("%w: %s finished at iteration %d", ErrRunDone, j.RunID, j.run.Iterations)
+		}
+		var cfg JobConfig
+		if err := json.Unmarshal(j.run.Config, &cfg); err != nil {
+			return fmt.Errorf("run %s: its configuration does not read: %w", j.RunID, err)
+		}
+		// The stored configuration decides, except how fast to go.
+		cfg.Workers, cfg.PlannerConcurrency = j.Config.Workers, j.Config.PlannerConcurrency
+		j.Config = cfg
+	}
+	j.Config = j.Config.WithDefaults()
+	if err := j.Config.Validate(); err != nil {
+		return err
+	}
+	env, err := episode.ResolveEnv(j.Config.Game, j.Config.Map, j.Config.Agents, j.Config.Steps)
+	if err != nil {
+		return err
+	}
+	j.env = env
+	j.profile = timing.NewProfile(j.Store)
+	j.arena = &arena.Arena{Profile: j.profile, Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
+		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Workers: j.Config.Workers, Log: j.Log,
+		Executor: j.Executor}
+	if j.dedupe, err = loadDedupe(j.Store, j.RunID, j.arena.GlobalPool()); err != nil {
+		return err
+	}
+	if j.Config.Mode == ModePopulation {
+		if err := j.arena.EnsureBaselines(ctx); err != nil {
+			return err
+		}
+	}
+	if !resumed {
+		raw, err := json.Marshal(j.Config)
+		if err != nil {
+			return err
+		}
+		j.run = &store.Run{Mode: j.Config.Mode, Config: raw, Seed: j.Config.Seed, Status: store.StatusRunning}
+		if err := j.Store.Update(func(tx *store.Tx) error { return tx.CreateRun(j.run) }); err != nil {
+			return err
+		}
+		j.RunID = j.run.ID
+	} else {
+		j.run.Status, j.run.StopReason, j.run.Stop, j.run.Error = store.StatusRunning, "", "", ""
+		if err := j.saveRun(); err != nil {
+			return err
+		}
+	}
+	// Planners and critic know the run: it scopes their LLM ledger.
+	if err := j.parts(); err != nil {
+		j.run.Status, j.run.Error = store.StatusFailed, err.Error()
+		j.saveRun()
+		return err
+	}
+	how := "new run"
+	if resumed {
+		how = fmt.Sprintf("resumed after iteration %d", j.run.Iterations)
+	}
+	j.emit(Event{Kind: EventStarted, Message: how})
+	return nil
+}
+
+// parts builds the planners and the critic of the run.
+func (j *Job) parts() error {
+	j.critic = critic.Analytic{}
+	if j.Critic != nil {
+		c, err := j.Critic(j.RunID)
+		if err != nil {
+			return fmt.Errorf("critic: %w", err)
+		}
+		if c != nil {
+			j.critic = c
+		}
+	}
+	j.planners = map[string]planner.Planner{}
+	for _, spec := range j.Config.Planners {
+		if j.Planner == nil {
+			return errors.New("job: no way to build planners")
+		}
+		p, err := j.Planner(spec, j.RunID)
+		if err != nil {
+			return fmt.Errorf("planner %s: %w", spec, err)
+		}
+		j.planners[spec] = p
+	}
+	return nil
+}
+
+// finish records how the run ended.
+func (j *Job) finish(err error) (*store.Run, error) {
+	r := j.run
+	switch {
+	case err == nil && r.Stop == "":
+		r.Status = store.StatusDone
+	case err == nil:
+		r.Status = store.StatusStopped
+	case errors.Is(err, context.Canceled):
+		r.Status, r.Stop, r.StopReason = store.StatusStopped, store.StopAbandoned, "abandoned (cancelled mid-step)"
+	default:
+		r.Status, r.Error = store.StatusFailed, err.Error()
+	}
+	if serr := j.saveRun(); serr != nil && err == nil {
+		err = serr
+	}
+	prof := j.Profile()
+	switch r.Status {
+	case store.StatusDone:
+		j.emit(Event{Kind: EventDone, Champion: r.Champion, Profile: &prof})
+	case store.StatusStopped:
+		j.emit(Event{Kind: EventStopped, Champion: r.Champion, Message: r.StopReason, Profile: &prof})
+	}
+	return r, err
+}
+
+// beginIteration brings the usage up to date and, unless the job is to
+// stop (then nil), returns iteration i as stored, or a fresh one.
+func (j *Job) beginIteration(i int) (*store.Iteration, error) {
+	if err := j.refreshUsage(); err != nil {
+		return nil, err
+	}
+	if j.shouldStop() {
+		return nil, nil
+	}
+	return j.loadIteration(i)
+}
+
+// closeIteration marks an iteration done with the run's champion after it,
+// and moves the run on.
+func (j *Job) closeIteration(ctx context.Context, it *store.Iteration, mode search.Mode) error {
+	c, err := mode.Champion(ctx, it)
+	if err != nil {
+		return err
+	}
+	it.Champion, it.Best, it.BestElo, it.Done, it.Finished = c.Policy, c.Metrics, c.Elo, true, time.Now().UTC()
+	if err := j.saveIteration(it); err != nil {
+		return err
+	}
+	j.run.Iterations, j.run.Champion = it.Index+1, c.Policy
+	if err := j.saveRun(); err != nil {
+		return err
+	}
+	now := j.profile.Snapshot()
+	lap := now.Sub(j.lap)
+	j.lap = now
+	j.emit(Event{Kind: EventIterationDone, Iteration: it.Index, Champion: c.Policy, Best: &c.Metrics, BestElo: c.Elo, Profile: &lap})
+	return nil
+}
+
+// mode returns the search mode of the job's configuration, run in the job.
+func (j *Job) mode() (search.Mode, error) {
+	c, run := j.Config, host{j}
+	switch c.Mode {
+	case ModeChain:
+		return chain.New(run, chain.Config{Planner: c.Planners[0], Iterations: c.Iterations}), nil
+	case ModeGEPA:
+		return gepa.New(run, gepa.Config{Planner: c.Planners[0], EvalSeeds: c.EvalSeeds, Iterations: c.Iterations,
+			Feedback: planner.Feedback(c.Feedback), MaxPlannerCalls: c.MaxPlannerCalls})
+	}
+	return population.New(run, population.Config{Iterations: c.Iterations, Candidates: c.Candidates,
+		CrossoverRate: c.CrossoverRate.Value(), LocalRounds: c.LocalRounds.Value(), Planners: c.Planners, Pool: c.Pool,
+		Invasion: c.Invasion, MatchSeeds: c.MatchSeeds, PlannerConcurrency: c.PlannerConcurrency}), nil
+}

@@ -1,0 +1,120 @@
+package search
+
+import (
+	"context"
+	"errors"
+
+	"policyevolve/evolve/planner"
+	"policyevolve/store"
+)
+
+// Single proposes iteration it's one candidate (sample 0, as planned) with
+// r and evaluates it in self-play, storing the candidate's record after
+// each step: the step of a chain, and of GEPA under a candidate's
+// guidance. A candidate already proposed is only evaluated; one settled
+// is only reported.
+func Single(ctx context.Context, run Run, it *store.Iteration, r Request) error {
+	pc := it.Plan[0]
+	c := it.Candidate(0)
+	a := run.Arena()
+	before := a.Episodes() // the critic's, then the evaluation's
+	if c == nil {
+		run.Phase(it.Index, "propose")
+		out, err := run.Propose(ctx, it, pc, 0, r)
+		if err != nil {
+			return err
+		}
+		nc := store.Candidate{Sample: 0, Attempts: len(out.Attempts), Usage: OutcomeUsage(out), Status: store.CandidateProposed}
+		CountRefusals(&nc, out)
+		if out.Policy == nil {
+			nc.Status, nc.Problem = Refusal(out)
+		} else {
+			nc.Policy = out.Policy.ID
+		}
+		it.SetCandidate(nc)
+		it.Usage.Add(nc.Usage)
+		if err := run.Save(it); err != nil {
+			return err
+		}
+		c = it.Candidate(0)
+	}
+	if c.Status != store.CandidateProposed {
+		run.Settled(it.Index, c)
+		return nil
+	}
+	run.Phase(it.Index, "evaluate")
+	ev, err := a.Evaluate(ctx, c.Policy)
+	if err != nil {
+		return err
+	}
+	it.Usage.Episodes += a.Episodes() - before
+	c.Metrics, c.Status = ev.Mean, store.CandidateEvaluated
+	if ev.Status != store.StatusOK {
+		c.Status, c.Problem = store.CandidateFailed, ev.Error
+		CountFailures(c, ev)
+	}
+	if err := run.Save(it); err != nil {
+		return err
+	}
+	run.Settled(it.Index, c)
+	return nil
+}
+
+// OutcomeUsage is what a request cost, as a candidate records it.
+func OutcomeUsage(out *planner.Outcome) store.RunUsage {
+	if out == nil {
+		return store.RunUsage{}
+	}
+	return UsageOf(out.Calls(), out.Usage)
+}
+
+// UsageOf is the record of proposals planner calls that cost u.
+func UsageOf(proposals int, u planner.Usage) store.RunUsage {
+	return store.RunUsage{Proposals: proposals, LLMCalls: u.LLMCalls, InputTokens: u.InputTokens,
+		OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens, Cost: u.Cost}
+}
+
+// Refusal describes a request none of whose attempts passed: duplicate or
+// refused.
+func Refusal(out *planner.Outcome) (status, problem string) {
+	p := out.Problem()
+	if p == nil {
+		return store.CandidateRefused, "no proposal"
+	}
+	if errors.Is(p, planner.ErrDuplicate) || planner.DescribeProblem(p).Kind == "duplicate" {
+		return store.CandidateDuplicate, p.Error()
+	}
+	return store.CandidateRefused, p.Error()
+}
+
+// CountRefusals adds the kinds of an outcome's refused attempts to c.
+func CountRefusals(c *store.Candidate, out *planner.Outcome) {
+	for _, a := range out.Attempts {
+		if a.Problem != nil {
+			addRefusal(c, planner.DescribeProblem(a.Problem).Kind)
+		}
+	}
+}
+
+// CountFailures adds the kinds of an evaluation's failed seeds to c.
+func CountFailures(c *store.Candidate, ev *store.Evaluation) {
+	if ev == nil {
+		return
+	}
+	for _, sr := range ev.PerSeed {
+		if sr.Status == store.StatusFailed {
+			kind := sr.Kind
+			if kind == "" {
+				kind = "runtime"
+			}
+			addRefusal(c, "self-play "+kind)
+		}
+	}
+}
+
+func addRefusal(c *store.Candidate, kind string) {
+	if c.Refusals == nil {
+		c.Refusals = map[string]int{}
+	}
+	c.Refusals[kind]++
+}
