@@ -58,6 +58,12 @@ func each[T any](b *bolt.Bucket, prefix []byte, fn func(k []byte, v *T) error) e
 	return nil
 }
 
+// Schema is the store's schema version (SchemaVersion, or older for a
+// store opened read-only before its migration).
+func (tx *Tx) Schema() uint64 {
+	return binary.BigEndian.Uint64(tx.b.Bucket(bMeta).Get(kSchema))
+}
+
 // ---- policies
 
 // PutPolicy stores a policy under its content address (computed from

@@ -53,7 +53,9 @@ Prints OK, or the problems (exit status 1). Reads only.`, stdout)
 		return err
 	}
 	var np, npools int
+	var schema uint64
 	err = s.View(func(tx *store.Tx) error {
+		schema = tx.Schema()
 		ps, err := tx.Policies()
 		if err != nil {
 			return err
@@ -65,7 +67,11 @@ Prints OK, or the problems (exit status 1). Reads only.`, stdout)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "OK %s: schema %d, %d policies, %d pools\n", so.path, store.SchemaVersion, np, npools)
+	older := ""
+	if schema < store.SchemaVersion {
+		older = fmt.Sprintf(" (a command that writes migrates it to %d)", store.SchemaVersion)
+	}
+	fmt.Fprintf(stdout, "OK %s: schema %d%s, %d policies, %d pools\n", so.path, schema, older, np, npools)
 	return nil
 }
 
