@@ -275,15 +275,16 @@ func envOfRun(b *testing.B, tx *store.Tx, run string) store.EnvConfig {
 
 // resumed is how many iterations BenchmarkLongRun plays; the first, which
 // also pays for reading the run's past once, is not counted.
-const resumed = 4
+const resumed = 6
 
 // BenchmarkLongRun measures what a population iteration costs late in a
 // long run against early in it, on the same job: the store is a real
 // run of longRunConfig's first 4 iterations grown (growRun) to 10, or to
-// 1,000, finished iterations; the job resumes it for 4 more, and the
-// metrics are the medians over the last 3 of the time spent storing
-// (store transactions, waits included, summed over goroutines) and of
-// the whole iteration (from the end of the one before). A flat cost: the
+// 1,000, finished iterations; the job resumes it for 6 more, and the
+// metrics are the medians over the last 5 of the time spent storing
+// (store transactions, waits for the store's locks included, summed over
+// goroutines) and of the whole iteration (from the end of the one
+// before); each iteration's figures are logged (-v). A flat cost: the
 // same at 1,000 as at 10.
 //
 //	go test ./evolve -run '^$' -bench LongRun -benchtime 1x
@@ -310,6 +311,7 @@ func BenchmarkLongRun(b *testing.B) {
 					if !first {
 						storing = append(storing, e.Profile.Busy[timing.Storing].Seconds()*1000)
 						whole = append(whole, e.Time.Sub(last).Seconds())
+						b.Logf("iteration %d: %.2f s, storing %.0f ms", e.Iteration, whole[len(whole)-1], storing[len(storing)-1])
 					}
 					first, last = false, e.Time
 				})
