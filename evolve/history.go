@@ -48,8 +48,9 @@ type ledger struct {
 	usage store.RunUsage
 }
 
-// read brings the sums up to date and returns them: calls, tokens and cost
-// of the run's calls (its other fields are zero).
+// read brings the sums up to date and returns them: calls (and those
+// without a price), tokens and cost of the run's calls (its other fields
+// are zero).
 func (l *ledger) read(tx *store.Tx, run string) (store.RunUsage, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -57,6 +58,9 @@ func (l *ledger) read(tx *store.Tx, run string) (store.RunUsage, error) {
 	last, err := tx.LLMCallsSince(l.last, func(c *store.LLMCall) error {
 		if c.Run == run {
 			u.LLMCalls++
+			if c.Unpriced {
+				u.UnpricedCalls++
+			}
 			u.InputTokens += c.TokensIn
 			u.OutputTokens += c.TokensOut
 			u.ReasoningTokens += c.TokensReasoning

@@ -13,6 +13,7 @@ import (
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/timing"
+	"policyevolve/llm"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -33,11 +34,13 @@ type Job struct {
 	Store   *store.Store
 	Sandbox *sandbox.Sandbox
 	// Planner returns the planner a spec of Config.Planners names, for
-	// the run (whose id scopes its LLM ledger).
-	Planner func(spec, run string) (planner.Planner, error)
+	// the run (whose id scopes its LLM ledger); its LLM calls pass gate,
+	// which holds them to the run's cost and token budgets
+	// (llm.Config.Gate).
+	Planner PlannerFunc
 	// Critic returns the critic that writes reflections for the run (nil,
-	// or a nil Critic: the analytic critic).
-	Critic func(run string) (critic.Critic, error)
+	// or a nil Critic: the analytic critic); its LLM calls pass gate too.
+	Critic func(run string, gate llm.Gate) (critic.Critic, error)
 	// Events receives the job's events (discarded when nil).
 	Events Reporter
 	// Log receives one line per notable step (discarded when nil).
@@ -52,6 +55,8 @@ type Job struct {
 	arena    *arena.Arena
 	critic   critic.Critic
 	planners map[string]planner.Planner
+	gate     *gate
+	total    int // the mode's iterations, for the events (0 before Run)
 	dedupe   *dedupe
 	mu       sync.Mutex // guards run and started: candidates are proposed concurrently
 	run      *store.Run
@@ -62,6 +67,9 @@ type Job struct {
 	profile  *timing.Profile
 	lap      timing.Totals // the profile when the iteration began
 }
+
+// PlannerFunc builds the planner a spec names for a run (Job.Planner).
+type PlannerFunc func(spec, run string, gate llm.Gate) (planner.Planner, error)
 
 // Profile returns where the job's time has gone so far (zero before Run).
 func (j *Job) Profile() timing.Totals { return j.profile.Snapshot() }
@@ -99,14 +107,18 @@ func (j *Job) tally(tx *store.Tx) error {
 	if err != nil {
 		return err
 	}
-	u.LLMCalls, u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.Cost =
-		calls.LLMCalls, calls.InputTokens, calls.OutputTokens, calls.ReasoningTokens, calls.Cost
+	u.LLMCalls, u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.Cost, u.UnpricedCalls =
+		calls.LLMCalls, calls.InputTokens, calls.OutputTokens, calls.ReasoningTokens, calls.Cost, calls.UnpricedCalls
 	return nil
 }
 
 func (j *Job) emit(e Event) {
 	e.Run = j.RunID
+	// The mode's count: a chain of K refinements has K+1 iterations.
 	e.Iterations = j.Config.Iterations
+	if j.total > 0 {
+		e.Iterations = j.total
+	}
 	j.mu.Lock()
 	e.Usage = j.run.Usage
 	j.mu.Unlock()

@@ -54,9 +54,10 @@ func (j *Job) budgetReached() string {
 // not stored yet (a candidate between its local rounds); a budget reached
 // is recorded as why the run stops. Candidates proposed at once
 // (--planner-concurrency) do not see each other's pending calls, so they
-// may overshoot a budget by one request each. Its error (the usage could
-// not be read) stops the run: a budget that cannot be checked is not
-// taken for one that is not reached.
+// may overshoot the planner-call budget by one proposal each; the cost
+// and token budgets hold call by call (the gate, budget.go). Its error
+// (the usage could not be read) stops the run: a budget that cannot be
+// checked is not taken for one that is not reached.
 func (j *Job) budgetWith(pending store.RunUsage) (string, error) {
 	if err := j.refreshUsage(); err != nil {
 		return "", fmt.Errorf("check the budgets: %w", err)

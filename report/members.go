@@ -37,12 +37,7 @@ func (r *Run) loadMembers(tx *store.Tx) error {
 			return err
 		}
 		m.Reason = sm.Reason
-		rating, err := tx.Rating(r.Pool, sm.Policy)
-		switch {
-		case err == nil:
-			m.Rated, m.Elo = true, rating.Elo
-			m.Games, m.Wins, m.Draws, m.Losses = rating.Games, rating.Wins, rating.Draws, rating.Losses
-		case !errors.Is(err, store.ErrNotFound):
+		if err := m.rate(tx, r.Pool); err != nil {
 			return err
 		}
 		r.Members = append(r.Members, m)
@@ -54,6 +49,19 @@ func (r *Run) loadMembers(tx *store.Tx) error {
 		}
 		return a.Policy.ID < b.Policy.ID
 	})
+	return nil
+}
+
+// rate reads the member's rating in pool, if it has one.
+func (m *Member) rate(tx *store.Tx, pool string) error {
+	rating, err := tx.Rating(pool, m.Policy.ID)
+	switch {
+	case err == nil:
+		m.Rated, m.Elo = true, rating.Elo
+		m.Games, m.Wins, m.Draws, m.Losses = rating.Games, rating.Wins, rating.Draws, rating.Losses
+	case !errors.Is(err, store.ErrNotFound):
+		return err
+	}
 	return nil
 }
 

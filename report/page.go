@@ -18,8 +18,18 @@ type page struct {
 	Title     string
 	Generated string
 	Store     string
+	Frame     Frame
+	CSS       template.CSS // the stylesheet, when the page holds it
 	Run       *runPage
 	Compare   *comparePage
+	// The pages of the live view (site.html).
+	Runs    *runsPage
+	Policy  *policyPage
+	Pool    *poolPage
+	Pools   *poolsPage
+	Diff    *diffPage
+	Versus  *versusPage
+	Problem string // an error page's message
 }
 
 type runPage struct {
@@ -40,9 +50,20 @@ type runPage struct {
 	PoolNote   string
 	Pool       []poolRow
 	Iterations []iterRow
+	Candidates []candRow
 }
 
-type field struct{ Name, Value string }
+// candRow is one candidate of an iteration, as planned and as settled.
+type candRow struct {
+	Iteration, Sample         int
+	Made                      string
+	Policy, PolicyShort, Href string
+	Status, Eff, WinRate, Elo string
+	Problem                   string
+}
+
+// field is a name and a value, the value linked to Href when set.
+type field struct{ Name, Value, Href string }
 
 type replayPage struct {
 	Src           template.URL
@@ -52,7 +73,7 @@ type replayPage struct {
 }
 
 type poolRow struct {
-	ID, Short, Name                      string
+	ID, Short, Name, Href                string
 	Elo, Record                          string
 	Eff, Equality, Sustainability, Peace string
 	Origin, Reason                       string
@@ -64,6 +85,7 @@ type iterRow struct {
 	State                   string
 	Candidates              string
 	Champion, ChampionShort string
+	ChampionHref            string
 	Efficiency, Elo         string
 	Calls, Episodes         string
 	Time                    string
@@ -95,10 +117,10 @@ func metricOf(m store.Metrics, k int) float64 {
 var memberColors = []string{"#8da0cb", "#66c2a5", "#fc8d62", "#e78ac3", "#a6d854", "#e5c494", "#b3b3b3",
 	"#80b1d3", "#bebada", "#fdb462", "#b3de69", "#fccde5"}
 
-func newPage(r *Report) *page {
+func newPage(r *Report, f *Frame) *page {
 	p := &page{Generated: r.Generated.Format(time.DateTime), Store: r.Store}
 	if r.Run != nil {
-		p.Run = newRunPage(r.Run)
+		p.Run = newRunPage(r.Run, f)
 		p.Title = "policyevolve report: " + r.Run.Record.ID
 	}
 	if r.Compare != nil {
@@ -110,7 +132,7 @@ func newPage(r *Report) *page {
 	return p
 }
 
-func newRunPage(r *Run) *runPage {
+func newRunPage(r *Run, f *Frame) *runPage {
 	rec, cfg := r.Record, r.Config
 	p := &runPage{}
 	switch rec.Status {
@@ -129,28 +151,32 @@ func newRunPage(r *Run) *runPage {
 	u := rec.Usage
 	env := r.Env.Config
 	p.Summary = []field{
-		{"run", fmt.Sprintf("%s, %s search, seed %d", rec.ID, cfg.Mode, cfg.Seed)},
-		{"status", status},
-		{"environment", fmt.Sprintf("%s on %s, %d agents, %d steps", env.Game, env.Map, env.Agents, env.MaxSteps)},
-		{"iterations", fmt.Sprintf("%d of %d done", rec.Iterations, r.Planned)},
-		{"planners", strings.Join(cfg.Planners, ", ") + ", feedback " + cfg.Feedback},
-		{"seeds", fmt.Sprintf("self-play %s, matches %s", seedList(cfg.EvalSeeds), seedList(cfg.MatchSeeds))},
+		{"run", fmt.Sprintf("%s, %s search, seed %d", rec.ID, cfg.Mode, cfg.Seed), ""},
+		{"status", status, ""},
+		{"environment", fmt.Sprintf("%s on %s, %d agents, %d steps", env.Game, env.Map, env.Agents, env.MaxSteps), ""},
+		{"iterations", fmt.Sprintf("%d of %d done", rec.Iterations, r.Planned), ""},
+		{"planners", strings.Join(cfg.Planners, ", ") + ", feedback " + cfg.Feedback, ""},
+		{"seeds", fmt.Sprintf("self-play %s, matches %s", seedList(cfg.EvalSeeds), seedList(cfg.MatchSeeds)), ""},
 		{"spent", fmt.Sprintf("%d planner calls, %d LLM calls, %d tokens, $%.4f, %d episodes, %s", u.Proposals, u.LLMCalls,
-			u.InputTokens+u.OutputTokens, u.Cost, u.Episodes, (time.Duration(u.WallSeconds) * time.Second).String())},
-		{"started", rec.Started.Local().Format(time.DateTime) + ", updated " + rec.Updated.Local().Format(time.DateTime)},
+			u.InputTokens+u.OutputTokens, u.Cost, u.Episodes, (time.Duration(u.WallSeconds) * time.Second).String()), ""},
+		{"started", rec.Started.Local().Format(time.DateTime) + ", updated " + rec.Updated.Local().Format(time.DateTime), ""},
 	}
 	if cfg.Mode == evolve.ModePopulation {
 		p.Summary = slices.Insert(p.Summary, 5, field{"search", fmt.Sprintf("%d candidates an iteration, %d local rounds, crossover rate %g, pool of %d, promotion above %g",
-			cfg.Candidates, cfg.LocalRounds.Value(), cfg.CrossoverRate.Value(), cfg.Pool.Capacity, cfg.Pool.PromoteThreshold)})
+			cfg.Candidates, cfg.LocalRounds.Value(), cfg.CrossoverRate.Value(), cfg.Pool.Capacity, cfg.Pool.PromoteThreshold), ""})
 	}
 	if cid := comparisonOf(cfg.PoolTag); cid != "" {
-		p.Summary = append(p.Summary, field{"comparison", cid + " (below)"})
+		p.Summary = append(p.Summary, field{"comparison", cid + " (below)", ""})
+	}
+	if u := f.poolURL(r.Pool); u != "" {
+		p.Summary = append(p.Summary, field{"pool", r.Pool, u})
 	}
 	p.metricCharts(r)
 	p.eloChart(r)
-	p.champion(r)
-	p.pool(r)
-	p.iterations(r)
+	p.champion(r, f)
+	p.pool(r, f)
+	p.iterations(r, f)
+	p.candidates(r, f)
 	return p
 }
 

@@ -8,33 +8,35 @@ import (
 	"strings"
 	"time"
 
+	"policyevolve/envs"
 	"policyevolve/store"
 )
 
 // champion: the champion's numbers, lineage, source and replay.
-func (p *runPage) champion(r *Run) {
+func (p *runPage) champion(r *Run, f *Frame) {
 	if r.Champion == nil {
 		return
 	}
 	c := r.Champion
 	p.Champion, p.ChampShort = c.ID, short(c.ID, 12)
-	p.ChampStats = []field{{"id", c.ID}}
+	p.ChampStats = []field{{"id", c.ID, f.policyURL(c.ID)}}
 	if c.Name != "" {
-		p.ChampStats = append(p.ChampStats, field{"name", c.Name})
+		p.ChampStats = append(p.ChampStats, field{"name", c.Name, ""})
 	}
-	p.ChampStats = append(p.ChampStats, field{"origin", origin(c.Origin, r.Local[c.ID])})
+	p.ChampStats = append(p.ChampStats, field{"origin", origin(c.Origin, r.Local[c.ID]), ""})
 	if ev := r.Eval; ev != nil {
 		m := ev.Mean
 		p.ChampStats = append(p.ChampStats, field{"self-play", fmt.Sprintf("efficiency %.4f, equality %.4f, sustainability %.2f, peace %.3f (seeds %s%s)",
-			m.Efficiency, m.Equality, m.Sustainability, m.Peace, seedList(ev.Seeds), failedNote(ev))})
+			m.Efficiency, m.Equality, m.Sustainability, m.Peace, seedList(ev.Seeds), failedNote(ev)), ""})
 	}
 	for _, m := range r.Members {
 		if m.Policy.ID == c.ID && m.Rated {
-			p.ChampStats = append(p.ChampStats, field{"Elo", fmt.Sprintf("%.1f (%d won, %d drawn, %d lost)", m.Elo, m.Wins, m.Draws, m.Losses)})
+			p.ChampStats = append(p.ChampStats, field{"Elo", fmt.Sprintf("%.1f (%d won, %d drawn, %d lost)", m.Elo, m.Wins, m.Draws, m.Losses), ""})
 		}
 	}
 	if r.Lineage != nil {
 		p.Tree = r.Lineage.layout()
+		p.Tree.link(f)
 		p.TreeNote = fmt.Sprintf("%d policies; the label on an edge is how the policy above was made from the one below "+
 			"(refine: a local-refinement round against the critic).", r.Lineage.Nodes)
 		if r.Lineage.Hidden > 0 {
@@ -43,13 +45,7 @@ func (p *runPage) champion(r *Run) {
 	}
 	if c.Builtin == "" {
 		p.Source = Highlight(c.Source)
-		n := strings.Count(strings.TrimSuffix(c.Source, "\n"), "\n") + 1
-		var g strings.Builder
-		for i := 1; i <= n; i++ {
-			g.WriteString(strconv.Itoa(i))
-			g.WriteByte('\n')
-		}
-		p.Gutter = g.String()
+		p.Gutter = gutter(c.Source)
 	}
 	if rp := r.Replay; rp != nil {
 		// Shown at a whole multiple of its size, about 480 pixels wide
@@ -62,7 +58,22 @@ func (p *runPage) champion(r *Run) {
 				rp.Seed, rp.From, rp.To, rp.Scale, float64(len(rp.GIF))/1000)
 		}
 		p.Replay = v
+	} else if f.ReplayURL != nil {
+		p.Replay = servedReplay(f, ReplayRef{Policy: c.ID, Env: r.Env.Config, Run: r.Record.ID, Seed: r.Config.EvalSeeds[0]}, r.Env.Map)
 	}
+}
+
+// servedReplay shows the replay ref names as an image the site draws when
+// it is asked for (Frame.ReplayURL), frames 0 to DefaultReplayFrames at
+// DefaultReplayScale; m is its map, nil when the map cannot be read.
+func servedReplay(f *Frame, ref ReplayRef, m *envs.Map) *replayPage {
+	if m == nil {
+		return &replayPage{Note: "No replay: the map of " + ref.Env.Key() + " can no longer be read."}
+	}
+	k := max(1, replayShownWidth/max(m.Width*DefaultReplayScale, 1))
+	return &replayPage{Src: template.URL(f.ReplayURL(ref)), Width: m.Width * DefaultReplayScale * k, Height: m.Height * DefaultReplayScale * k,
+		Caption: fmt.Sprintf("Self-play on seed %d, steps 0 to %d, %d pixels per cell (drawn when first shown, then kept).",
+			ref.Seed, min(DefaultReplayFrames, ref.Env.MaxSteps), DefaultReplayScale)}
 }
 
 // replayShownWidth is about how wide the page shows the replay.
@@ -84,7 +95,7 @@ func origin(o store.Origin, local bool) string {
 }
 
 // pool: the final pool's table.
-func (p *runPage) pool(r *Run) {
+func (p *runPage) pool(r *Run, f *Frame) {
 	p.PoolTitle = "Final pool"
 	if r.Pool == "" {
 		p.PoolTitle = "The chain's policies"
@@ -93,27 +104,14 @@ func (p *runPage) pool(r *Run) {
 		p.PoolNote = fmt.Sprintf("The members of %s now, best rated first, with their self-play metrics on the run's seeds.", r.Pool)
 	}
 	for _, m := range r.Members {
-		row := poolRow{ID: m.Policy.ID, Short: short(m.Policy.ID, 12), Name: m.Policy.Name, Elo: "–", Record: "–",
-			Eff: "–", Equality: "–", Sustainability: "–", Peace: "–",
-			Origin: origin(m.Policy.Origin, r.Local[m.Policy.ID]), Reason: m.Reason, Champion: m.Champion}
-		if m.Rated {
-			row.Elo, row.Record = fmt.Sprintf("%.1f", m.Elo), fmt.Sprintf("%d/%d/%d", m.Wins, m.Draws, m.Losses)
-		}
-		if m.Evaluated {
-			row.Eff, row.Equality = fmt.Sprintf("%.3f", m.Metrics.Efficiency), fmt.Sprintf("%.3f", m.Metrics.Equality)
-			row.Sustainability, row.Peace = fmt.Sprintf("%.1f", m.Metrics.Sustainability), fmt.Sprintf("%.2f", m.Metrics.Peace)
-			if m.Failed {
-				row.Eff += " (failed)"
-			}
-		}
-		p.Pool = append(p.Pool, row)
+		p.Pool = append(p.Pool, memberRow(m, r.Local[m.Policy.ID], f))
 	}
 }
 
 // iterations: one row per iteration.
-func (p *runPage) iterations(r *Run) {
+func (p *runPage) iterations(r *Run, f *Frame) {
 	for _, it := range r.Iterations {
-		row := iterRow{Index: it.Index, State: "done", Champion: it.Champion, ChampionShort: short(it.Champion, 12),
+		row := iterRow{Index: it.Index, State: "done", Champion: it.Champion, ChampionShort: short(it.Champion, 12), ChampionHref: f.policyURL(it.Champion),
 			Efficiency: "–", Elo: "–", Calls: strconv.Itoa(it.Usage.Proposals), Episodes: strconv.Itoa(it.Usage.Episodes), Time: "–"}
 		if !it.Done {
 			row.State = "in progress"
@@ -144,6 +142,52 @@ func (p *runPage) iterations(r *Run) {
 			row.Time = it.Finished.Sub(it.Started).Round(time.Second).String()
 		}
 		p.Iterations = append(p.Iterations, row)
+	}
+}
+
+// maxProblem is how much of a candidate's problem the table shows
+// (runs show prints it whole).
+const maxProblem = 160
+
+// candidates: one row per planned candidate of each iteration.
+func (p *runPage) candidates(r *Run, f *Frame) {
+	for _, it := range r.Iterations {
+		settled := map[int][]store.Candidate{} // by sample, in the order stored
+		for _, c := range it.Candidates {
+			settled[c.Sample] = append(settled[c.Sample], c)
+		}
+		for _, pl := range it.Plan {
+			row := candRow{Iteration: it.Index, Sample: pl.Sample, Made: strings.TrimSpace(pl.Operator + " by " + pl.Planner),
+				Status: "pending", PolicyShort: "–", Eff: "–", WinRate: "–", Elo: "–"}
+			if len(pl.Parents) > 0 {
+				ps := make([]string, len(pl.Parents))
+				for i, id := range pl.Parents {
+					ps[i] = short(id, 8)
+				}
+				row.Made += " from " + strings.Join(ps, ", ")
+			}
+			if cs := settled[pl.Sample]; len(cs) > 0 {
+				c := cs[0]
+				settled[pl.Sample] = cs[1:]
+				row.Status, row.Problem = c.Status, c.Problem
+				if c.Policy != "" {
+					row.Policy, row.PolicyShort, row.Href = c.Policy, short(c.Policy, 12), f.policyURL(c.Policy)
+				}
+				if selfPlayed(c.Status) {
+					row.Eff = fmt.Sprintf("%.3f", c.Metrics.Efficiency)
+				}
+				if c.Games > 0 {
+					row.WinRate = fmt.Sprintf("%.2f of %d", c.WinRate, c.Games)
+				}
+				if c.Elo != 0 {
+					row.Elo = fmt.Sprintf("%.0f", c.Elo)
+				}
+				if rs := []rune(row.Problem); len(rs) > maxProblem {
+					row.Problem = string(rs[:maxProblem]) + "…"
+				}
+			}
+			p.Candidates = append(p.Candidates, row)
+		}
 	}
 }
 

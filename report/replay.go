@@ -3,11 +3,13 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image/gif"
 
 	"policyevolve/envs"
+	"policyevolve/evolve"
 	"policyevolve/evolve/episode"
 	"policyevolve/render"
 	"policyevolve/sandbox"
@@ -80,12 +82,19 @@ func (r *Report) AddReplay(ctx context.Context, o ReplayOptions) error {
 		rp.Note = fmt.Sprintf("frames %d-%d are not in the episode (frames 0-%d)", rp.From, rp.To, run.Env.Config.MaxSteps)
 		return nil
 	}
-	tr, note, err := play(ctx, run.Champion, run.Env, rp.Seed, o.Sandbox)
+	return rp.draw(ctx, "the champion", run.Champion, run.Env, o)
+}
+
+// draw plays p (what, in a note) in self-play on rp.Seed and keeps
+// frames rp.From to rp.To (cut to the episode) as a GIF, or leaves a Note
+// saying why there is none. Only a cancelled context is an error.
+func (rp *Replay) draw(ctx context.Context, what string, p *store.Policy, env episode.Env, o ReplayOptions) error {
+	tr, note, err := play(ctx, p, env, rp.Seed, o.Sandbox)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	if err != nil {
-		rp.Note = "the champion could not be replayed: " + err.Error()
+		rp.Note = what + " could not be replayed: " + err.Error()
 		return nil
 	}
 	rp.Note = note
@@ -150,4 +159,79 @@ func play(ctx context.Context, p *store.Policy, env episode.Env, seed uint64, sb
 		return nil, "", played
 	}
 	return res.Trajectory, "", nil
+}
+
+// ErrNoReplay: the replay asked for cannot be made (see ReplayGIF).
+var ErrNoReplay = errors.New("no replay")
+
+// ReplayGIF makes the replay ref names, frames From to To at Scale as o
+// says (Seed in o is ignored: ref has it): the policy and its environment
+// are read in one short read-only transaction, the episode is played
+// outside it. An unknown policy is an error wrapping ErrNotFound; a
+// policy that cannot be played (a map file the store does not resolve, a
+// source that no longer compiles, a policy that fails before the first
+// frame) one wrapping ErrNoReplay, saying why.
+func ReplayGIF(ctx context.Context, s *store.Store, ref ReplayRef, o ReplayOptions) (*Replay, error) {
+	var p *store.Policy
+	var env episode.Env
+	err := s.View(func(tx *store.Tx) (err error) {
+		if p, err = tx.Policy(ref.Policy); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("%w: no policy %.12s in the store", ErrNotFound, ref.Policy)
+			}
+			return err
+		}
+		env, err = resolveEnv(tx, ref)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	rp := &Replay{Seed: ref.Seed, From: o.From, To: o.To, Scale: o.Scale}
+	if rp.Scale <= 0 {
+		rp.Scale = DefaultReplayScale
+	}
+	if rp.To <= 0 {
+		rp.To = rp.From + DefaultReplayFrames
+	}
+	rp.To = min(rp.To, env.Config.MaxSteps)
+	if rp.From < 0 || rp.From > rp.To {
+		return nil, fmt.Errorf("%w: frames %d-%d are not in the episode (frames 0-%d)", ErrNoReplay, rp.From, rp.To, env.Config.MaxSteps)
+	}
+	if err := rp.draw(ctx, "the policy", p, env, o); err != nil {
+		return nil, err
+	}
+	if len(rp.GIF) == 0 {
+		return nil, fmt.Errorf("%w: %s", ErrNoReplay, rp.Note)
+	}
+	return rp, nil
+}
+
+// resolveEnv is the environment of a replay: its run's (whose map may be
+// a file), else the built-in map its EnvConfig names.
+func resolveEnv(tx *store.Tx, ref ReplayRef) (episode.Env, error) {
+	if ref.Run != "" {
+		rec, err := tx.Run(ref.Run)
+		if err != nil {
+			return episode.Env{}, fmt.Errorf("%w: run %s: %v", ErrNoReplay, ref.Run, err)
+		}
+		var cfg evolve.JobConfig
+		if err := json.Unmarshal(rec.Config, &cfg); err != nil {
+			return episode.Env{}, fmt.Errorf("%w: run %s: its configuration does not read: %v", ErrNoReplay, ref.Run, err)
+		}
+		env, err := runEnv(tx, rec, cfg.WithDefaults())
+		if err == nil && env.Map == nil {
+			err = fmt.Errorf("the map %q can no longer be read", cfg.Map)
+		}
+		if err != nil {
+			return env, fmt.Errorf("%w: %v", ErrNoReplay, err)
+		}
+		return env, nil
+	}
+	e := ref.Env
+	env, err := episode.ResolveEnv(e.Game, e.Map, e.Agents, e.MaxSteps)
+	if err != nil {
+		return env, fmt.Errorf("%w: environment %s: %v (a map file is known only through its run)", ErrNoReplay, e.Key(), err)
+	}
+	return env, nil
 }

@@ -67,8 +67,14 @@ type Member struct {
 	Champion  bool
 }
 
-// ErrNotFound: no run or comparison of that id in the store.
-var ErrNotFound = errors.New("not found")
+// Errors callers branch on. ErrNotFound: no run, comparison, policy or
+// pool of that id in the store. ErrBadQuery: a page was asked for with a
+// value it does not take (an unknown sort column, a malformed
+// environment).
+var (
+	ErrNotFound = errors.New("not found")
+	ErrBadQuery = errors.New("bad query")
+)
 
 // Load reads the run or comparison id from s, in one read-only
 // transaction. A comparison id starts with "cmp-" (as compare names

@@ -104,14 +104,14 @@ func newFixture(t *testing.T) *fixture {
 		}
 		its := []store.Iteration{
 			{Index: 0, Done: true, Started: at(1), Finished: at(10), Champion: f.p1, Best: metrics[f.p1], BestElo: 1215,
-				Plan: make([]store.PlannedCandidate, 2), Candidates: []store.Candidate{
+				Plan: []store.PlannedCandidate{{Sample: 0}, {Sample: 1}}, Candidates: []store.Candidate{
 					{Sample: 0, Policy: f.p1, Local: []string{f.p0, f.p1}, Status: store.CandidatePromoted, Metrics: metrics[f.p1], Elo: 1215},
 					{Sample: 1, Policy: f.x, Status: store.CandidateRejected, Metrics: m(0.4, 0.5, 30, 2), Elo: 1180}}},
 			{Index: 1, Done: true, Started: at(11), Finished: at(20), Champion: f.p3, Best: metrics[f.p3],
-				Plan: make([]store.PlannedCandidate, 2), Candidates: []store.Candidate{
+				Plan: []store.PlannedCandidate{{Sample: 0}, {Sample: 1}}, Candidates: []store.Candidate{
 					{Sample: 0, Policy: f.p2, Status: store.CandidatePromoted, Metrics: m(0.55, 0.7, 22, 4), Elo: 1222},
 					{Sample: 1, Policy: f.p3, Status: store.CandidatePromoted, Metrics: metrics[f.p3], Elo: 1200}}},
-			{Index: 2, Started: at(21), Plan: make([]store.PlannedCandidate, 2), Candidates: []store.Candidate{
+			{Index: 2, Started: at(21), Plan: []store.PlannedCandidate{{Sample: 0}, {Sample: 1}}, Candidates: []store.Candidate{
 				{Sample: 0, Status: store.CandidateRefused, Problem: "does not compile"}}},
 		}
 		for i := range its {

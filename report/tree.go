@@ -10,6 +10,7 @@ import (
 // labelled with the operator that made the node from it.
 type Tree struct {
 	W, H  int
+	Label string // what the picture is, for a screen reader
 	Nodes []TreeNode
 	Edges []TreeEdge
 }
@@ -20,6 +21,8 @@ type TreeNode struct {
 	Label, Sub string
 	Title      string
 	Class      string
+	Policy     string // its id ("" when not in the store)
+	Href       string // its page, on a site (Frame.PolicyURL)
 }
 
 // TreeEdge joins a node (X1, Y1) to a parent (X2, Y2); its label sits at
@@ -43,7 +46,7 @@ const (
 // layout places the lineage: leaves in order left to right, each other
 // node above the middle of its parents.
 func (l *Lineage) layout() *Tree {
-	t := &Tree{}
+	t := &Tree{Label: "lineage of the champion"}
 	slots, depth := 0, 0
 	var place func(n *Node, d int) px
 	place = func(n *Node, d int) px {
@@ -98,6 +101,9 @@ func nodeBox(n *Node, x, y px, root bool) TreeNode {
 		b.Class = strings.TrimSpace(b.Class + " champion")
 	}
 	b.Sub = strings.Join(sub, " · ")
+	if !n.Missing {
+		b.Policy = n.Policy
+	}
 	b.Title = n.Policy
 	if n.Operator != "" {
 		b.Title += "\n" + n.Operator
@@ -112,6 +118,13 @@ func nodeBox(n *Node, x, y px, root bool) TreeNode {
 		b.Title += "\n" + n.Name
 	}
 	return b
+}
+
+// link sets the page of each node in the store, on a site.
+func (t *Tree) link(f *Frame) {
+	for i := range t.Nodes {
+		t.Nodes[i].Href = f.policyURL(t.Nodes[i].Policy)
+	}
 }
 
 // short is the first n characters of an id.

@@ -13,14 +13,23 @@ import (
 //go:embed page.html
 var pageText string
 
-var pageTemplate = template.Must(template.New("page").Parse(pageText))
+//go:embed site.html
+var siteText string
 
-// Write renders the report as one HTML page. The page is well-formed XML
-// as well (XHTML-compatible): every element closed, no named entity, no
-// character XML forbids.
-func (r *Report) Write(w io.Writer) error {
+// pageTemplate renders every page: page.html frames it and holds a run's
+// and a comparison's report, site.html the pages only the live view
+// links to (they can be written to a file all the same).
+var pageTemplate = template.Must(template.Must(template.New("page").Parse(pageText)).Parse(siteText))
+
+// Write renders the report as one self-contained HTML page (WritePage
+// with the zero Frame).
+func (r *Report) Write(w io.Writer) error { return WritePage(w, r, Frame{}) }
+
+func (r *Report) page(f *Frame) *page { return newPage(r, f) }
+
+func execute(w io.Writer, p *page) error {
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, newPage(r)); err != nil {
+	if err := pageTemplate.Execute(&buf, p); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	_, err := io.WriteString(w, xmlSafe(buf.String()))

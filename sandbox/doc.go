@@ -44,11 +44,14 @@
 // joint actions of the step before. A crash costs only the episode in
 // hand. See envs/ssd/worker for the protocol. Workers run with an empty
 // environment, GOMAXPROCS=1, an address-space limit (RLIMIT_AS, 1 GiB by
-// default), a CPU budget for the episode (RLIMIT_CPU), a goroutine stack
-// limit, captured and capped output, a per-step deadline (100 ms by
-// default, for all of the worker's agents) enforced both by a watchdog
-// inside the worker, which names the agent, and by the host, which kills;
-// and they die with the host. Every failure is a *PolicyError whose Kind
+// default), a CPU budget for the episode (Config.EpisodeCPU) behind a hard
+// limit over the worker's life (RLIMIT_CPU), a goroutine stack limit,
+// captured and capped output, a CPU limit on starting (package-level
+// initialisation included), a per-step deadline (100 ms by default, for
+// all of the worker's agents) enforced both by a watchdog inside the
+// worker, which names the agent, and by the host, which kills; and they
+// die with the host. A worker notes the step and agent it plays in a page
+// shared with the host, so that a death is placed where it happened. Every failure is a *PolicyError whose Kind
 // says what happened: ErrTimeout, ErrCPUBudget, ErrPanic (with the
 // policy's line), ErrInvalidAction, ErrCrashed (out of memory, stack
 // overflow), ErrOutputLimit, ErrProtocol. The host survives all of them
@@ -62,19 +65,31 @@
 // Yaegi interprets the policy in a worker that is policyevolve's own binary
 // (this package's init serves as the worker when the host asks), with a
 // fresh interpreter that can reach only the allowed packages and no source
-// files; Go that yaegi v0.16.1 mishandles is rewritten first, line numbers
-// kept, or refused with a precise message (see rewriteForYaegi).
+// files. It runs a declared subset of Go (subsetRows, allowList): every
+// construct falls under a row of the table, allowed because differential
+// tests cover it, or refused naming the row; inside it, Go that yaegi
+// v0.16.1 mishandles is rewritten first, line numbers kept (see
+// rewriteForYaegi). What Go leaves to the implementation (float-to-integer
+// conversions out of range, NaN bits, fused multiply-add, math functions
+// with per-architecture assembly) gets one meaning on both backends and
+// every architecture, or is refused everywhere (definedOps, buildFlags).
 //
 // # Admission
+//
+// Compile validates and prepares a source in the host, every stage of it
+// guarded: a panic there refuses the policy (see refusePanic). The native
+// backend then builds it under memory and CPU bounds of its own (see
+// toolimits.go).
 //
 // Check = Compile + Smoke: the paper's 50-step test of self-play on the
 // game's default map, run twice from the same seed with fresh instances;
 // differing actions are ErrNondeterministic ("policy is not deterministic
-// (step k, agent i: 3 vs 5) — e.g. ranging over a map"). When both
-// backends are available (a Go toolchain is present), Check also plays
-// the first of those episodes on the other backend and refuses a policy
-// whose actions differ, or that fails on one backend only, with
-// ErrDisagree naming the step and agent (see crossCheck and
+// (step k, agent i: 3 vs 5) — e.g. ranging over a map"). Then a whole
+// episode of evaluation length (Config.AdmissionSteps) is played twice,
+// with the same check over every step, and, when both backends are
+// available (a Go toolchain is present), on the other backend: a policy
+// whose actions differ there, or that fails on one backend only, is
+// refused with ErrDisagree naming the step and agent (see crossCheck and
 // Config.SkipCrossCheck): whatever the two backends would score
 // differently never enters a pool.
 package sandbox

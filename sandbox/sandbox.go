@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"policyevolve/envs"
 	"policyevolve/envs/ssd/worker"
 )
 
@@ -68,9 +69,11 @@ type Config struct {
 	// test projects beyond it, and an episode that exceeds it stops with
 	// ErrCost. Negative: no budget.
 	CostBudget time.Duration
-	// EpisodeCPU is a worker's hard CPU time limit (RLIMIT_CPU, whole
-	// seconds, rounded up): the kernel's backstop behind the watchdog and
-	// the cost budget.
+	// EpisodeCPU is the CPU time one episode may use in all, enforced by
+	// the worker (ErrCPUBudget) behind the watchdog and the cost budget.
+	// Behind it, the kernel's hard limit over a worker's life (RLIMIT_CPU)
+	// is four times as much (see workerLifetime). Default
+	// DefaultEpisodeCPU, YaegiCostFactor times that on the yaegi backend.
 	EpisodeCPU time.Duration
 	// MemoryLimit is a worker's address-space limit (RLIMIT_AS), bytes.
 	MemoryLimit int64
@@ -96,6 +99,14 @@ type Config struct {
 	// included). The first build on a machine also compiles the standard
 	// library.
 	BuildTimeout time.Duration
+	// BuildMemory bounds the memory of each process of a native build
+	// (the go command, the compiler, the linker), bytes of data
+	// (RLIMIT_DATA); BuildCPU its CPU time (RLIMIT_CPU, whole seconds,
+	// rounded up). A policy whose compilation passes either is refused,
+	// saying so. Defaults DefaultBuildMemory and DefaultBuildCPU;
+	// negative: no bound.
+	BuildMemory int64
+	BuildCPU    time.Duration
 	// WorkerExe is the executable that serves as interpreting worker; it
 	// must link this package (policyevolve does). Default: this program.
 	WorkerExe string
@@ -106,6 +117,18 @@ type Config struct {
 	// present: run the smoke test on the other backend too and refuse a
 	// policy whose actions differ there (ErrDisagree). See crossCheck.
 	SkipCrossCheck bool
+	// AdmissionSteps is the length of the whole episode admission (Check)
+	// plays after the smoke test: twice on this backend, to refuse a
+	// policy whose actions differ from run to run (a map ranged over
+	// late in an episode), and once on the other backend for the
+	// cross-check. Default envs.DefaultMaxSteps, the evaluation's length;
+	// negative: the smoke test only (its 50 steps, as the paper's).
+	AdmissionSteps int
+	// AdmissionCPU bounds the CPU time of each run of that whole episode,
+	// on either backend (within the cost budget): a run that reaches it
+	// stops, and the checks compare the steps played. Default
+	// DefaultAdmissionCPU; negative: the cost budget alone.
+	AdmissionCPU time.Duration
 }
 
 // Defaults, with the reasons for them.
@@ -140,6 +163,15 @@ const (
 	// A policy builds in about a second; the first build on a machine
 	// compiles the standard library too, a minute on two cores.
 	DefaultBuildTimeout = 5 * time.Minute
+	// 500 ms of CPU for each run of admission's whole episode: a native
+	// policy needs 3-250 ms for 1000 steps of 10 agents, a BFS policy on
+	// yaegi about that much; an expensive one on yaegi (6-7 s for a
+	// Voronoi flood per agent and step) is compared on the steps it plays
+	// in 500 ms, so that admission stays a fraction of an LLM call and of
+	// the offline planner's evaluation (measured: the cmd and evolve
+	// tests, which admit hundreds of candidates, took 29% and 8% longer
+	// with 1 s).
+	DefaultAdmissionCPU = 500 * time.Millisecond
 	// Generous for debugging prints (a line per agent per step of a long
 	// episode), small enough that a print loop is caught in milliseconds.
 	DefaultOutputLimit = 1 << 20
@@ -176,6 +208,12 @@ func (c *Config) applyDefaults() {
 	if c.BuildTimeout <= 0 {
 		c.BuildTimeout = DefaultBuildTimeout
 	}
+	if c.BuildMemory == 0 {
+		c.BuildMemory = DefaultBuildMemory
+	}
+	if c.BuildCPU == 0 {
+		c.BuildCPU = DefaultBuildCPU * time.Second
+	}
 	if c.CacheDir == "" {
 		if d, err := os.UserCacheDir(); err == nil {
 			c.CacheDir = filepath.Join(d, "policyevolve", "workers")
@@ -188,6 +226,12 @@ func (c *Config) applyDefaults() {
 	}
 	if c.CacheMaxBytes == 0 {
 		c.CacheMaxBytes = DefaultCacheMaxBytes
+	}
+	if c.AdmissionSteps == 0 {
+		c.AdmissionSteps = envs.DefaultMaxSteps
+	}
+	if c.AdmissionCPU == 0 {
+		c.AdmissionCPU = DefaultAdmissionCPU
 	}
 }
 
@@ -204,6 +248,9 @@ type Sandbox struct {
 	building map[string]*buildCall // native builds in progress, by cache key
 	builds   atomic.Int64          // native builds done (see afterBuild)
 	trimming atomic.Bool           // a trim of the cache runs
+	// cacheEstimate is the cache's size at the last trim plus what this
+	// process built since (see afterBuild).
+	cacheEstimate atomic.Int64
 
 	ns      nsState    // namespaces for workers, probed at the first start
 	confMu  sync.Mutex // guards conf and noticed

@@ -34,10 +34,31 @@ func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// flagSet is a subcommand's flags with the help text printed by --help.
+// flagSet is a subcommand's flags with the help text printed by --help,
+// and the tables a config file may hold besides flags (see table).
 type flagSet struct {
 	*flag.FlagSet
-	help func()
+	help   func()
+	tables map[string]func(map[string]any) error
+}
+
+// flagGiven reports whether the flag name was given, on the command line
+// or in a config file.
+func flagGiven(fs *flagSet, name string) bool {
+	found := false
+	if fs != nil {
+		fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	}
+	return found
+}
+
+// table registers a config file's table (TOML [name.KEY], YAML name: KEY:
+// …) that is no flag: set reads it.
+func (fs *flagSet) table(name string, set func(map[string]any) error) {
+	if fs.tables == nil {
+		fs.tables = map[string]func(map[string]any) error{}
+	}
+	fs.tables[name] = set
 }
 
 // listCommands prints commands and their summaries, sorted by name.
@@ -64,7 +85,7 @@ func newFlagSet(name, synopsis, description string, stdout io.Writer) *flagSet {
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
 	}
-	return &flagSet{fs, help}
+	return &flagSet{FlagSet: fs, help: help}
 }
 
 // oneArg parses flags around exactly one positional argument, what it

@@ -24,6 +24,7 @@ var commands = map[string]command{
 	"store":      {"check or compact the store", cmdStore},
 	"render":     {"draw an episode as an animated GIF or as PNG frames", cmdRender},
 	"report":     {"write a run (or a comparison) as one self-contained HTML page: charts, lineage, pool, champion", cmdReport},
+	"serve":      {"serve the store as a live web view, read-only: runs updating as jobs go, policies, pools, replays", cmdServe},
 	"llm":        {"the language models the planner calls (ping)", cmdLLM},
 	"propose":    {"ask a model for one policy, check it (fixing up to 3 times), store and evaluate it", cmdPropose},
 	"qlearn":     {"train the paper's tabular Q-learning baseline (qlearn train)", cmdQLearn},

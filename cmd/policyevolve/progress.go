@@ -61,7 +61,7 @@ func (p *evolveProgress) Report(e evolve.Event) {
 	}
 	usage := fmt.Sprintf("%d calls", e.Usage.Proposals)
 	if e.Usage.LLMCalls > 0 {
-		usage += fmt.Sprintf(", %d LLM, $%.3f", e.Usage.LLMCalls, e.Usage.Cost)
+		usage += fmt.Sprintf(", %d LLM, %s", e.Usage.LLMCalls, costWords(e.Usage))
 	}
 	switch e.Kind {
 	case evolve.EventStarted:
@@ -72,12 +72,18 @@ func (p *evolveProgress) Report(e evolve.Event) {
 	case evolve.EventCandidate:
 		c := e.Candidate
 		if p.bar == nil && c != nil {
-			fmt.Fprintf(p.w, "  candidate %d: %s %.12s", c.Sample, c.Status, c.Policy)
+			fmt.Fprintf(p.w, "  candidate %d: %s", c.Sample, c.Status)
+			if c.Policy != "" {
+				fmt.Fprintf(p.w, " %.12s", c.Policy)
+			}
 			if c.Status == "promoted" || c.Status == "rejected" {
 				fmt.Fprintf(p.w, " (win rate %.2f, Elo %.0f)", c.WinRate, c.Elo)
 			}
 			if c.Status == "evaluated" || c.Status == "promoted" || c.Status == "rejected" {
 				fmt.Fprintf(p.w, " efficiency %.3f", c.Metrics.Efficiency)
+			}
+			if c.Problem != "" {
+				fmt.Fprintf(p.w, ": %s", oneLine(c.Problem, 200))
 			}
 			fmt.Fprintln(p.w)
 		}

@@ -72,7 +72,7 @@ func (m *Mode) Play(ctx context.Context, it *store.Iteration) (bool, error) {
 		}
 		r.Parent, r.History = it.Plan[0].Parents[0], history
 	}
-	return true, search.Single(ctx, m.run, it, r)
+	return search.Single(ctx, m.run, it, r)
 }
 
 // history lists the policies the chain admitted before iteration i,

@@ -92,8 +92,8 @@ func (m *Mode) Plan(ctx context.Context, it *store.Iteration) (bool, error) {
 // policy is written stops the run.
 func (m *Mode) Play(ctx context.Context, it *store.Iteration) (bool, error) {
 	if it.Index > 0 && !it.Prompt.Reflected {
-		if err := m.reflect(ctx, it); err != nil {
-			return false, err
+		if err := m.reflect(ctx, it); err != nil || !it.Prompt.Reflected {
+			return false, err // not reflected: the budget did not admit the call
 		}
 	}
 	if c := it.Candidate(0); c == nil || c.Status == store.CandidateProposed {
@@ -209,6 +209,9 @@ func (m *Mode) reflect(ctx context.Context, it *store.Iteration) error {
 	if err != nil {
 		return fmt.Errorf("%s, reflection: %w", m.base.Name(), err)
 	}
+	if r.Stopped != nil {
+		return nil // the budget stops the run here (Play sees it)
+	}
 	p := it.Prompt
 	p.Reflected, p.Guidance, p.Notes, p.Call = true, r.Guidance, r.Notes, r.Call
 	if r.Problem != nil {
@@ -242,7 +245,8 @@ func (m *Mode) write(ctx context.Context, it *store.Iteration) error {
 	if err != nil {
 		return fmt.Errorf("gepa: candidate %d: %w", it.Prompt.ID, err)
 	}
-	return search.Single(ctx, m.run, it, search.Request{Op: planner.OpInit, Planner: guided, Known: true})
+	_, err = search.Single(ctx, m.run, it, search.Request{Op: planner.OpInit, Planner: guided, Known: true})
+	return err
 }
 
 // score records the candidate's per-seed scores, whether it joins the

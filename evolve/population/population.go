@@ -299,6 +299,11 @@ func (m *Mode) proposeAll(ctx context.Context, it *store.Iteration) error {
 			break
 		}
 		g.Go(func() error {
+			// Go waits for room: the job may have been asked to stop
+			// meanwhile, and then no new candidate starts.
+			if m.run.Stopping() {
+				return nil
+			}
 			c, err := m.proposeOne(gctx, it, pc)
 			if err != nil {
 				return err

@@ -27,7 +27,17 @@ var forbidden = map[string]bool{"script": true, "link": true, "iframe": true, "o
 // (script, link, iframe…); no event-handler attribute; every src, href
 // and xlink:href a fragment (#…) or a data: URI; no url() in CSS but
 // data: ones; no id used twice.
-func Check(page []byte) (*Page, error) {
+func Check(page []byte) (*Page, error) { return check(page, false) }
+
+// CheckServed checks a page a web server of ours serves (report/live) as
+// strictly as Check, except that it may load a stylesheet and scripts
+// from its own server and link to its pages: a <link rel="stylesheet">
+// and a <script> whose href or src is a path on the same server ("/…",
+// never "//…"), with no inline script; every other src, href or form
+// action a fragment, a data: URI or such a path.
+func CheckServed(page []byte) (*Page, error) { return check(page, true) }
+
+func check(page []byte, served bool) (*Page, error) {
 	d := xml.NewDecoder(bytes.NewReader(page))
 	d.Strict = true
 	p := &Page{Elements: map[string]int{}, IDs: map[string]string{}}
@@ -63,7 +73,7 @@ func Check(page []byte) (*Page, error) {
 			if len(stack) == 0 && (name != "html" || p.Elements["html"] > 0) {
 				return nil, fmt.Errorf("<%s> at the top level: want one <html>", name)
 			}
-			if forbidden[name] {
+			if forbidden[name] && !(served && loadsFromServer(t)) {
 				return nil, fmt.Errorf("<%s> element: the page must load and run nothing", name)
 			}
 			p.Elements[name]++
@@ -72,7 +82,7 @@ func Check(page []byte) (*Page, error) {
 			}
 			id := ""
 			for _, a := range t.Attr {
-				if err := checkAttr(name, a); err != nil {
+				if err := checkAttr(name, a, served); err != nil {
 					return nil, err
 				}
 				if a.Name.Local == "id" {
@@ -95,6 +105,9 @@ func Check(page []byte) (*Page, error) {
 			}
 			stack, open = stack[:len(stack)-1], open[:len(open)-1]
 		case xml.CharData:
+			if len(stack) > 0 && stack[len(stack)-1] == "script" && strings.TrimSpace(string(t)) != "" {
+				return nil, errors.New("inline <script>: a served page loads its script from its server")
+			}
 			if len(stack) > 0 && stack[len(stack)-1] == "style" && strings.Contains(strings.ToLower(string(t)), "url(") &&
 				!onlyDataURLs(string(t)) {
 				return nil, errors.New("<style> refers to a url() that is not a data: URI")
@@ -114,15 +127,38 @@ func Check(page []byte) (*Page, error) {
 	return p, nil
 }
 
-// checkAttr refuses an attribute that runs code or reaches outside.
-func checkAttr(elem string, a xml.Attr) error {
+// loadsFromServer: a <script src> or <link rel="stylesheet" href> on the
+// same server.
+func loadsFromServer(t xml.StartElement) bool {
+	attr := map[string]string{}
+	for _, a := range t.Attr {
+		attr[strings.ToLower(a.Name.Local)] = a.Value
+	}
+	switch t.Name.Local {
+	case "script":
+		return samePath(attr["src"])
+	case "link":
+		return attr["rel"] == "stylesheet" && samePath(attr["href"])
+	}
+	return false
+}
+
+// samePath: a path on the same server, "/…" but not "//…" (which names
+// another host).
+func samePath(v string) bool {
+	return strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "//") && !strings.Contains(v, "\\")
+}
+
+// checkAttr refuses an attribute that runs code or reaches outside (a
+// served page may also refer to paths on its server).
+func checkAttr(elem string, a xml.Attr, served bool) error {
 	name := strings.ToLower(a.Name.Local)
 	switch {
 	case strings.HasPrefix(name, "on"):
 		return fmt.Errorf("<%s %s>: event handler attribute", elem, a.Name.Local)
 	case name == "src" || name == "href" || name == "srcset" || name == "action" || name == "poster" || name == "data":
 		v := strings.TrimSpace(a.Value)
-		if !strings.HasPrefix(v, "#") && !strings.HasPrefix(v, "data:") {
+		if !strings.HasPrefix(v, "#") && !strings.HasPrefix(v, "data:") && !(served && samePath(v)) {
 			return fmt.Errorf("<%s %s=%q>: refers outside the page", elem, a.Name.Local, short(v))
 		}
 	case name == "style" && strings.Contains(strings.ToLower(a.Value), "url(") && !onlyDataURLs(a.Value):

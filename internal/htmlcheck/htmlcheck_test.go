@@ -48,3 +48,32 @@ func TestCheckRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckServed: a served page may load its stylesheet and script from
+// its server and link to its pages, and nothing more.
+func TestCheckServed(t *testing.T) {
+	served := strings.Replace(good, `<style>a{color:red}</style>`,
+		`<link rel="stylesheet" href="/static/report.css"/><script src="/static/live.js" defer="defer"></script>`, 1)
+	served = strings.Replace(served, `href="#x"`, `href="/policies/ab?seed=1"`, 1)
+	if _, err := CheckServed([]byte(served)); err != nil {
+		t.Fatalf("CheckServed: %v", err)
+	}
+	if _, err := Check([]byte(served)); err == nil {
+		t.Error("Check accepts a page that loads a script")
+	}
+	for _, c := range []struct{ name, from, to, want string }{
+		{"inline script", `<script src="/static/live.js" defer="defer"></script>`, `<script>alert(1)</script>`, "script"},
+		{"script from elsewhere", `src="/static/live.js"`, `src="//evil.example/x.js"`, "<script>"},
+		{"stylesheet from elsewhere", `href="/static/report.css"`, `href="https://cdn.example/a.css"`, "<link>"},
+		{"link elsewhere", `href="/policies/ab?seed=1"`, `href="https://example.com/"`, "refers outside"},
+		{"event handler", `<p id="x">`, `<p id="x" onclick="f()">`, "event handler"},
+	} {
+		page := strings.Replace(served, c.from, c.to, 1)
+		if page == served {
+			t.Fatalf("%s: %q not in the page", c.name, c.from)
+		}
+		if _, err := CheckServed([]byte(page)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error about %q", c.name, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"policyevolve/evolve"
+	"policyevolve/store"
+)
+
+// RunList is every run of a store, newest first: the live view's front
+// page.
+type RunList struct {
+	Store     string
+	Generated time.Time
+	Runs      []RunRow
+}
+
+// RunRow is one run as the list shows it.
+type RunRow struct {
+	Record  store.Run
+	Config  evolve.JobConfig // with defaults applied; zero when it does not read
+	Planned int              // iterations in all
+	// Objective is what the run selects for, as its configuration
+	// records it ("" for runs that record none).
+	Objective string
+}
+
+// LoadRuns reads every run in one read-only transaction.
+func LoadRuns(s *store.Store) (*RunList, error) {
+	l := &RunList{Store: s.Path(), Generated: time.Now()}
+	var runs []store.Run
+	if err := s.View(func(tx *store.Tx) (err error) {
+		runs, err = tx.Runs()
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	for _, r := range slices.Backward(runs) {
+		row := RunRow{Record: r, Objective: objectiveOf(r.Config)}
+		if json.Unmarshal(r.Config, &row.Config) == nil {
+			row.Config = row.Config.WithDefaults()
+			row.Planned = row.Config.Iterations
+			if row.Config.Mode == evolve.ModeChain || row.Config.Mode == evolve.ModeGEPA {
+				row.Planned++ // the initial policy (or seed candidate) and K refinements
+			}
+		}
+		l.Runs = append(l.Runs, row)
+	}
+	return l, nil
+}
+
+// objectiveOf reads the run's objective from its stored configuration,
+// under the key "objective", when the configuration has one. It is read
+// from the raw record rather than from evolve.JobConfig so that runs show
+// it as soon as the configuration records it, and older runs show none.
+func objectiveOf(config json.RawMessage) string {
+	var c struct {
+		Objective any `json:"objective"`
+	}
+	if json.Unmarshal(config, &c) != nil || c.Objective == nil {
+		return ""
+	}
+	if s, ok := c.Objective.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(c.Objective)
+	return string(b)
+}
+
+type runsPage struct {
+	Rows []runRowPage
+}
+
+type runRowPage struct {
+	ID, Href                string
+	Mode, Env, Objective    string
+	Comparison, CompareHref string
+	Status                  string
+	Running                 bool
+	Progress                string
+	Spent                   string
+	Champion, ChampionShort string
+	ChampionHref            string
+	Started, Updated        string
+}
+
+func (l *RunList) page(f *Frame) *page {
+	p := &page{Title: "policyevolve: runs", Generated: l.Generated.Format(time.DateTime), Store: l.Store, Runs: &runsPage{}}
+	for _, r := range l.Runs {
+		rec, cfg := r.Record, r.Config
+		row := runRowPage{ID: rec.ID, Href: f.runURL(rec.ID), Mode: rec.Mode, Objective: "–", Status: rec.Status,
+			Running: rec.Status == store.StatusRunning, Champion: rec.Champion, ChampionShort: short(rec.Champion, 12),
+			ChampionHref: f.policyURL(rec.Champion), Started: rec.Started.Local().Format(time.DateTime),
+			Updated: rec.Updated.Local().Format(time.DateTime)}
+		if cfg.Game != "" {
+			m := cfg.Map
+			if m == "" {
+				m = "default"
+			}
+			row.Env = fmt.Sprintf("%s/%s/%d/%d", cfg.Game, m, cfg.Agents, cfg.Steps)
+		}
+		if r.Objective != "" {
+			row.Objective = r.Objective
+		}
+		if cid := comparisonOf(cfg.PoolTag); cid != "" {
+			row.Comparison, row.CompareHref = cid, f.runURL(cid)
+		}
+		if rec.StopReason != "" {
+			row.Status += " (" + rec.StopReason + ")"
+		}
+		row.Progress = fmt.Sprintf("%d of %d", rec.Iterations, r.Planned)
+		u := rec.Usage
+		row.Spent = fmt.Sprintf("%d planner calls, %d LLM calls, $%.3f, %d episodes", u.Proposals, u.LLMCalls, u.Cost, u.Episodes)
+		if row.ChampionShort == "" {
+			row.ChampionShort = "–"
+		}
+		p.Runs.Rows = append(p.Runs.Rows, row)
+	}
+	return p
+}
