@@ -620,3 +620,27 @@ func TestCrashSafety(t *testing.T) {
 	}
 	t.Logf("%d committed records survived 8 kills", len(committed))
 }
+
+// TestOpenRefusesADirectory: a directory named as the store is refused,
+// read-only or not, and nothing is created beside it.
+func TestOpenRefusesADirectory(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "runs")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, ro := range []bool{false, true} {
+		_, err := Open(dir, Options{ReadOnly: ro})
+		if !errors.Is(err, ErrNotStore) || !strings.Contains(err.Error(), dir+" is a directory") {
+			t.Errorf("read-only %v: %v", ro, err)
+		}
+	}
+	entries, _ := os.ReadDir(parent)
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("beside the directory: %v", names)
+	}
+}
