@@ -38,6 +38,15 @@ func usagef(format string, args ...any) error {
 type flagSet struct {
 	*flag.FlagSet
 	help func()
+	// aliases maps an old spelling of a flag to its name (alias).
+	aliases map[string]string
+	// ruled: the flags' rules are applied (applyRules); failed is the
+	// last value a rule refused.
+	ruled  bool
+	failed error
+	// collect, when set, receives the flag set instead of parsing it: how
+	// completion and the tests learn a command's flags (see flagSetsOf).
+	collect *flagCollector
 }
 
 // listCommands prints commands and their summaries, sorted by name.
@@ -55,16 +64,24 @@ func listCommands(w io.Writer, cmds map[string]command) {
 // newFlagSet returns a FlagSet that reports errors through parseFlags
 // instead of printing them, and prints its help to stdout on --help.
 func newFlagSet(name, synopsis, description string, stdout io.Writer) *flagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs := &flagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), aliases: map[string]string{}}
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {} // parse errors become one-line usage errors instead
-	help := func() {
-		fmt.Fprintf(stdout, "Usage: policyevolve %s %s\n\n%s\n\nFlags:\n", name, synopsis, strings.TrimSpace(description))
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+	fs.help = func() {
+		fmt.Fprintf(stdout, "Usage: %s %s %s\n\n%s\n\nFlags:\n", self(), name, synopsis, strings.TrimSpace(description))
+		fs.printFlags(stdout)
 	}
-	return &flagSet{fs, help}
+	if c, ok := stdout.(*flagCollector); ok {
+		fs.collect = c
+	}
+	return fs
+}
+
+// alias registers old as another spelling of the flag name (registered
+// already): both set the same value; help lists old as an alias.
+func (fs *flagSet) alias(old, name string) {
+	fs.Var(fs.Lookup(name).Value, old, "alias of --"+name)
+	fs.aliases[old] = name
 }
 
 // oneArg parses flags around exactly one positional argument, what it
@@ -105,12 +122,21 @@ func parseInterspersed(fs *flagSet, args []string) ([]string, error) {
 // --help prints the help and returns flag.ErrHelp. Positional arguments
 // are refused unless allowed.
 func parseFlags(fs *flagSet, args []string, positional bool) error {
+	fs.applyRules()
+	if fs.collect != nil {
+		fs.collect.add(fs)
+		return flag.ErrHelp
+	}
+	fs.failed = nil
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.help()
 			return err
 		}
-		return &usageError{msg: err.Error()}
+		if fs.failed != nil {
+			return &usageError{msg: fs.failed.Error()}
+		}
+		return &usageError{msg: fs.flagError(err)}
 	}
 	if !positional && fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
@@ -123,7 +149,7 @@ func parseFlags(fs *flagSet, args []string, positional bool) error {
 // subcommand.
 func runGroup(ctx context.Context, group, about string, cmds map[string]command, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(stdout, "Usage: policyevolve %s SUBCOMMAND [flags]\n\n%s\n\n", group, about)
+		fmt.Fprintf(stdout, "Usage: %s %s SUBCOMMAND [flags]\n\n%s\n\n", self(), group, about)
 		listCommands(stdout, cmds)
 		if len(args) == 0 {
 			return usagef("missing subcommand")
@@ -132,7 +158,7 @@ func runGroup(ctx context.Context, group, about string, cmds map[string]command,
 	}
 	sub, ok := cmds[args[0]]
 	if !ok {
-		return usagef("unknown subcommand %q", args[0])
+		return usagef("unknown subcommand %q%s", args[0], didYouMean(args[0], mapKeys(cmds), ""))
 	}
 	err := sub.run(ctx, args[1:], stdout, stderr)
 	if ue, ok := err.(*usageError); ok && ue.cmd == "" {

@@ -97,11 +97,7 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	o.llm.register(fs)
 	fs.IntVar(&o.budget, "budget", 12, "planner calls per run")
 	fs.IntVar(&o.runs, "runs", 3, "runs per method")
-	fs.Func("seed", "seed of the first run (default 1)", func(s string) error {
-		_, err := fmt.Sscan(s, &o.seed)
-		return err
-	})
-	o.seed = 1
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the first run")
 	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds")
 	fs.StringVar(&o.matchSeeds, "match-seeds", "0", "match seeds (candidates' matches and the league)")
 	fs.IntVar(&o.candidates, "candidates", evolve.DefaultCandidates, "population candidates per iteration")
@@ -127,12 +123,6 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 }
 
 func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer) error {
-	if o.budget < 1 || o.runs < 1 {
-		return usagef("--budget and --runs must be at least 1")
-	}
-	if o.qlearnEpisodes < 0 {
-		return usagef("--qlearn-episodes must not be negative (got %d)", o.qlearnEpisodes)
-	}
 	switch o.suite {
 	case "":
 	case "paper":
@@ -238,7 +228,7 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 		return enc.Encode(report)
 	}
 	report.WriteMarkdown(stdout)
-	fmt.Fprintf(stderr, "compare: wrote %s.csv and %s.json; an HTML report: policyevolve report %s -o %s.html%s\n",
-		o.out, o.out, report.ID, o.out, storeFlag(o.storeOptions))
+	fmt.Fprintf(stderr, "compare: wrote %s.csv and %s.json; an HTML report: %s report %s -o %s.html%s\n",
+		o.out, o.out, self(), report.ID, o.out, storeFlag(o.storeOptions))
 	return nil
 }

@@ -120,8 +120,8 @@ func TestCompareBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--gepa-feedback", "loud"}, `--gepa-feedback: unknown feedback level "loud"`},
-		{[]string{"--qlearn-episodes", "-1"}, "--qlearn-episodes must not be negative"},
-		{[]string{"--budget", "0"}, "--budget and --runs must be at least 1"},
+		{[]string{"--qlearn-episodes", "-1"}, "--qlearn-episodes -1: out of range; want an integer from 0 to 1000000"},
+		{[]string{"--budget", "0"}, "--budget 0: out of range; want an integer from 1 to 100000"},
 	} {
 		code, _, errOut := runCLI(t, t.Context(), append([]string{"compare", "--store", filepath.Join(t.TempDir(), "x.db")}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -72,12 +71,7 @@ worker") fed by a NATS JetStream queue: --nats embedded runs the server in
 this process; the results are those of a local run.`, stdout)
 	o.envOptions.register(fs)
 	fs.StringVar(&o.cfg.Mode, "mode", evolve.ModePopulation, "search mode: population, chain or gepa")
-	fs.Func("seed", "run seed: every random choice derives from it (default 1)", func(s string) error {
-		v, err := strconv.ParseUint(s, 10, 64)
-		o.cfg.Seed = v
-		return err
-	})
-	o.cfg.Seed = 1
+	fs.Uint64Var(&o.cfg.Seed, "seed", 1, "run seed: every random choice derives from it")
 	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds: N, A-B or a comma-separated list")
 	fs.StringVar(&o.matchSeeds, "match-seeds", "0", "seeds of each candidate's matches")
 	fs.IntVar(&o.cfg.Iterations, "iterations", 0, fmt.Sprintf("population iterations (default %d), or chain refinements / gepa reflections K (default %d)",
@@ -217,7 +211,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	progress.close()
 	if err != nil {
 		if run != nil && errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "policyevolve evolve: abandoned; resume with: policyevolve evolve --resume %s%s\n", run.ID, storeFlag(o.storeOptions))
+			fmt.Fprintf(stderr, "policyevolve evolve: abandoned; resume with: %s evolve --resume %s%s\n", self(), run.ID, storeFlag(o.storeOptions))
 		}
 		return err
 	}
@@ -288,13 +282,14 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 		}
 	}
 	fmt.Fprintln(w, "\nlook further:")
-	fmt.Fprintf(w, "  policyevolve runs show %s%s\n", run.ID, storeArg)
+	fmt.Fprintf(w, "  %s runs show %s%s\n", self(), run.ID, storeArg)
 	if run.Champion != "" {
-		fmt.Fprintf(w, "  policyevolve pool show %.12s%s\n", run.Champion, storeArg)
+		fmt.Fprintf(w, "  %s pool show %.12s%s\n", self(), run.Champion, storeArg)
 	}
-	fmt.Fprintf(w, "  policyevolve pool ls --game %s%s\n", cfg.Game, storeArg)
+	fmt.Fprintf(w, "  %s pool ls --game %s%s\n", self(), cfg.Game, storeArg)
+	fmt.Fprintf(w, "  %s report %s -o %s.html%s\n", self(), run.ID, run.ID, storeArg)
 	if run.Status == store.StatusStopped {
-		fmt.Fprintf(w, "  policyevolve evolve --resume %s%s    # carry on\n", run.ID, storeArg)
+		fmt.Fprintf(w, "  %s evolve --resume %s%s    # carry on\n", self(), run.ID, storeArg)
 	}
 	return nil
 }

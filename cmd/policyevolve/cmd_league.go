@@ -26,7 +26,8 @@ per-agent return against column) and each member's worst matchup.`, stdout)
 	so.register(fs)
 	eo.register(fs)
 	sbo.register(fs)
-	fs.StringVar(&seeds, "seeds", "0", "match seeds")
+	fs.StringVar(&seeds, "match-seeds", "0", "match seeds")
+	fs.alias("seeds", "match-seeds")
 	fs.BoolVar(&asJSON, "json", false, "print JSON")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err

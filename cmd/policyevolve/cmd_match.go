@@ -20,7 +20,8 @@ changed: rating happens in pools.`, stdout)
 	so.register(fs)
 	eo.register(fs)
 	sbo.register(fs)
-	fs.StringVar(&seeds, "seeds", "0-4", "match seeds")
+	fs.StringVar(&seeds, "match-seeds", "0-4", "match seeds")
+	fs.alias("seeds", "match-seeds")
 	pos, err := policyArgs(fs, args, 2)
 	if err != nil {
 		return err

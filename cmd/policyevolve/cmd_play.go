@@ -97,7 +97,7 @@ type playEpisode struct {
 }
 
 func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error {
-	env, m, err := o.env("--steps")
+	env, m, err := o.env()
 	if err != nil {
 		return err
 	}
@@ -256,19 +256,12 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 	return failure
 }
 
-// env checks the flags that choose the environment and builds it;
-// lengthFlag names the flag of the episode length in errors. An empty
-// --map becomes the game's default map.
-func (o *playOptions) env(lengthFlag string) (*envs.Env, *envs.Map, error) {
+// env checks the flags that choose the environment and builds it (their
+// ranges are flagRules'). An empty --map becomes the game's default map.
+func (o *playOptions) env() (*envs.Env, *envs.Map, error) {
 	game, err := ssd.ParseGame(o.game)
 	if err != nil {
 		return nil, nil, usagef("--game: %v", err)
-	}
-	if o.agents < 1 {
-		return nil, nil, usagef("--agents must be at least 1 (got %d)", o.agents)
-	}
-	if o.steps < 1 {
-		return nil, nil, usagef("%s must be at least 1 (got %d)", lengthFlag, o.steps)
 	}
 	if o.mapArg == "" {
 		o.mapArg = envs.DefaultMap(game)

@@ -74,14 +74,6 @@ func runQLearnTrain(ctx context.Context, o qlearnTrainOptions, stdout, stderr io
 	switch {
 	case o.out == "":
 		return usagef("-o FILE is required")
-	case o.agents < 1:
-		return usagef("--agents must be at least 1 (got %d)", o.agents)
-	case o.episodes < 1:
-		return usagef("--episodes must be at least 1 (got %d)", o.episodes)
-	case o.steps < 1:
-		return usagef("--steps must be at least 1 (got %d)", o.steps)
-	case o.epsDecay < 0:
-		return usagef("--eps-decay must not be negative (got %d)", o.epsDecay)
 	}
 	if o.mapArg == "" {
 		o.mapArg = envs.DefaultMap(game)

@@ -61,7 +61,7 @@ job writes.`, stdout)
 		return enc.Encode(runs)
 	}
 	if len(runs) == 0 {
-		fmt.Fprintln(stdout, "no runs (start one with policyevolve evolve)")
+		fmt.Fprintf(stdout, "no runs (start one with %s evolve)\n", self())
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
@@ -239,7 +239,7 @@ and the champion after it.`, stdout)
 		fmt.Fprintf(stdout, "\nrefused or failed in the run: %s\n", r)
 	}
 	if run.Status == store.StatusStopped {
-		fmt.Fprintf(stdout, "\nresume with: policyevolve evolve --resume %s%s\n", run.ID, storeFlag(o.storeOptions))
+		fmt.Fprintf(stdout, "\nresume with: %s evolve --resume %s%s\n", self(), run.ID, storeFlag(o.storeOptions))
 	}
 	return nil
 }

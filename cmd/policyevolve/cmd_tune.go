@@ -61,12 +61,6 @@ stderr (a bar on a terminal).`, stdout)
 }
 
 func runTune(ctx context.Context, o tuneOptions, stdout, stderr io.Writer) error {
-	if o.budget < 4 {
-		return usagef("--budget must be at least 4 (got %d)", o.budget)
-	}
-	if o.workers < 1 {
-		return usagef("--workers must be at least 1 (got %d)", o.workers)
-	}
 	train, err := parseSeeds(o.trainSeeds)
 	if err != nil {
 		return usagef("--train-seeds: %v", err)

@@ -31,7 +31,7 @@ const (
 func (o *storeOptions) open(mode storeMode) (*store.Store, error) {
 	if mode != createStore {
 		if _, err := os.Stat(o.path); err != nil {
-			return nil, fmt.Errorf("no store at %s (create one with pool import or an evolve run, or pass --store)", o.path)
+			return nil, fmt.Errorf("no store at %s (create one with %s evolve or %s pool import, or pass --store)", o.path, self(), self())
 		}
 	}
 	return store.Open(o.path, store.Options{ReadOnly: mode == readStore})
