@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -105,13 +104,15 @@ type buildCall struct {
 	err  error
 }
 
-// build compiles a validated policy into a worker binary, or finds it in
+// build compiles a prepared policy into a worker binary, or finds it in
 // the cache. Concurrent builds of one policy in this process share one
 // go build; builds in several processes each write a temporary file and
 // rename it into place, which is atomic, so a reader never sees half a
-// binary.
-func (s *Sandbox) build(ctx context.Context, c *Checked) (string, error) {
-	sum := sha256.Sum256([]byte(s.apiHash + "\x00" + s.goVersion + "\x00" + string(c.Source)))
+// binary. The cache key is a hash of the API, the Go version and the
+// worker's code (policy file and main).
+func (s *Sandbox) build(ctx context.Context, prep *prepared) (string, error) {
+	main := workerMainSource(prep.reset)
+	sum := sha256.Sum256([]byte(s.apiHash + "\x00" + s.goVersion + "\x00" + string(prep.code) + "\x00" + string(main)))
 	key := hex.EncodeToString(sum[:])
 	final := filepath.Join(s.cfg.CacheDir, key[:2], key)
 	if st, err := os.Stat(final); err == nil && st.Mode().IsRegular() {
@@ -129,7 +130,7 @@ func (s *Sandbox) build(ctx context.Context, c *Checked) (string, error) {
 		go func() {
 			bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.BuildTimeout)
 			defer cancel()
-			bc.path, bc.err = s.goBuild(bctx, c, final)
+			bc.path, bc.err = s.goBuild(bctx, prep, main, final)
 			if bctx.Err() != nil && bc.err != nil {
 				bc.err = fmt.Errorf("build worker: no result within %v: %w", s.cfg.BuildTimeout, bc.err)
 			}
@@ -148,7 +149,17 @@ func (s *Sandbox) build(ctx context.Context, c *Checked) (string, error) {
 	}
 }
 
-func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string, error) {
+// workerMainSource is the worker module's main.go; reset says whether the
+// policy file declares resetName.
+func workerMainSource(reset bool) []byte {
+	name := "nil"
+	if reset {
+		name = resetName
+	}
+	return []byte(fmt.Sprintf(workerMain, name))
+}
+
+func (s *Sandbox) goBuild(ctx context.Context, prep *prepared, main []byte, final string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 		return "", fmt.Errorf("worker cache: %w", err)
 	}
@@ -195,25 +206,18 @@ func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string
 			return "", err
 		}
 	}
-	src, err := nativeSource(c)
-	if err != nil {
+	if err := write(filepath.Join("cmd", "worker", worker.PolicyFile), prep.code); err != nil {
 		return "", err
 	}
-	if err := write(filepath.Join("cmd", "worker", worker.PolicyFile), src); err != nil {
-		return "", err
-	}
-	reset := "nil"
-	if c.File.Scope.Lookup(resetName) != nil {
-		reset = resetName
-	}
-	if err := write(filepath.Join("cmd", "worker", "main.go"), []byte(fmt.Sprintf(workerMain, reset))); err != nil {
+	if err := write(filepath.Join("cmd", "worker", "main.go"), main); err != nil {
 		return "", err
 	}
 
 	bin := filepath.Join(tmp, "worker.bin")
-	cmd := exec.CommandContext(ctx, s.goCmd, "build", "-trimpath", "-gcflags="+policyGCFlags, "-o", bin, "./cmd/worker")
+	// Every process of the build runs under the build's bounds (see
+	// toolimits.go).
+	cmd := toolCommand(ctx, s.toolLimits(), s.goCmd, buildEnv(), "build", "-trimpath", "-gcflags="+policyGCFlags, "-o", bin, "./cmd/worker")
 	cmd.Dir = tmp
-	cmd.Env = buildEnv()
 	// The go command starts the compiler and linker: kill them all, not
 	// just go, when the build is cancelled or times out.
 	cmd.SysProcAttr = procAttr(nsLevel{})
@@ -224,7 +228,12 @@ func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		if verr := compileIssues(out, c.Source); verr != nil {
+		if msg, err := s.overBound(out); err != nil {
+			return "", err
+		} else if msg != "" {
+			return "", &ValidationError{File: PolicyFileName, Issues: []Issue{{Line: 1, Col: 1, Msg: msg}}}
+		}
+		if verr := compileIssues(out, prep.source); verr != nil {
 			return "", verr
 		}
 		if bytes.Contains(out, []byte("cmd/worker/")) {
@@ -235,10 +244,14 @@ func (s *Sandbox) goBuild(ctx context.Context, c *Checked, final string) (string
 		}
 		return "", fmt.Errorf("build worker: %v\n%s", err, bytes.TrimSpace(out))
 	}
+	st, err := os.Stat(bin)
+	if err != nil {
+		return "", fmt.Errorf("worker cache: %w", err)
+	}
 	if err := os.Rename(bin, final); err != nil {
 		return "", fmt.Errorf("worker cache: %w", err)
 	}
-	s.afterBuild()
+	s.afterBuild(st.Size())
 	return final, nil
 }
 
@@ -252,9 +265,17 @@ func compileIssues(out, src []byte) error {
 		return nil
 	}
 	ve := &ValidationError{File: PolicyFileName}
+	lines := bytes.Count(src, []byte("\n")) + 1
 	for _, m := range ms {
 		line, _ := strconv.Atoi(string(m[1]))
 		col, _ := strconv.Atoi(string(m[2]))
+		if line > lines {
+			// A line the sandbox appended (its helpers): never show it as
+			// the author's.
+			ve.Issues = append(ve.Issues, Issue{Line: 1, Col: 1,
+				Msg: "the code the sandbox adds to this policy does not build: " + string(m[3])})
+			continue
+		}
 		ve.Issues = append(ve.Issues, Issue{Line: line, Col: col, Msg: string(m[3]), Snippet: sourceLine(src, line)})
 	}
 	return ve

@@ -44,11 +44,14 @@
 // joint actions of the step before. A crash costs only the episode in
 // hand. See envs/ssd/worker for the protocol. Workers run with an empty
 // environment, GOMAXPROCS=1, an address-space limit (RLIMIT_AS, 1 GiB by
-// default), a CPU budget for the episode (RLIMIT_CPU), a goroutine stack
-// limit, captured and capped output, a per-step deadline (100 ms by
-// default, for all of the worker's agents) enforced both by a watchdog
-// inside the worker, which names the agent, and by the host, which kills;
-// and they die with the host. Every failure is a *PolicyError whose Kind
+// default), a CPU budget for the episode (Config.EpisodeCPU) behind a hard
+// limit over the worker's life (RLIMIT_CPU), a goroutine stack limit,
+// captured and capped output, a CPU limit on starting (package-level
+// initialisation included), a per-step deadline (100 ms by default, for
+// all of the worker's agents) enforced both by a watchdog inside the
+// worker, which names the agent, and by the host, which kills; and they
+// die with the host. A worker notes the step and agent it plays in a page
+// shared with the host, so that a death is placed where it happened. Every failure is a *PolicyError whose Kind
 // says what happened: ErrTimeout, ErrCPUBudget, ErrPanic (with the
 // policy's line), ErrInvalidAction, ErrCrashed (out of memory, stack
 // overflow), ErrOutputLimit, ErrProtocol. The host survives all of them
@@ -66,6 +69,11 @@
 // kept, or refused with a precise message (see rewriteForYaegi).
 //
 // # Admission
+//
+// Compile validates and prepares a source in the host, every stage of it
+// guarded: a panic there refuses the policy (see refusePanic). The native
+// backend then builds it under memory and CPU bounds of its own (see
+// toolimits.go).
 //
 // Check = Compile + Smoke: the paper's 50-step test of self-play on the
 // game's default map, run twice from the same seed with fresh instances;

@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"math"
 )
 
 // Compile-time limits. Validation runs in the host process and the type
@@ -108,7 +109,7 @@ func (v *validation) checkSizes(f *ast.File, info *types.Info) {
 		seen[t] = true
 		switch u := t.(type) {
 		case *types.Array:
-			if u.Len() > MaxStaticSize || sizes.Sizeof(u) > MaxStaticSize || sizes.Sizeof(u) < 0 {
+			if u.Len() > MaxStaticSize || sizeBound(sizes, u) > MaxStaticSize {
 				return true
 			}
 			return tooBig(u.Elem())
@@ -166,4 +167,50 @@ func isSequence(t types.Type) bool {
 		return true
 	}
 	return false
+}
+
+// sizeBound returns a lower bound of the size of t in bytes, saturating
+// at math.MaxInt64. It is go/types' Sizeof where that is defined, but it
+// never calls Sizeof on a type that contains a type parameter: go/types
+// asserts there, and a generic function taking an array of its type
+// parameter ([2]T) would take the host process down with it. A type
+// parameter counts as 0 bytes (its size is known only per instantiation;
+// the instantiated types a policy uses are checked where they occur) and
+// struct padding is left out; at the scale of MaxStaticSize neither
+// matters.
+func sizeBound(sizes types.Sizes, t types.Type) int64 {
+	t = types.Unalias(t)
+	if _, ok := t.(*types.TypeParam); ok {
+		return 0
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		if u.Info()&types.IsUntyped != 0 || u.Kind() == types.Invalid {
+			return 0
+		}
+	case *types.Array:
+		n, e := u.Len(), sizeBound(sizes, u.Elem())
+		if n <= 0 || e == 0 {
+			return 0
+		}
+		if e > math.MaxInt64/n {
+			return math.MaxInt64
+		}
+		return n * e
+	case *types.Struct:
+		var sum int64
+		for i := range u.NumFields() {
+			f := sizeBound(sizes, u.Field(i).Type())
+			if f > math.MaxInt64-sum {
+				return math.MaxInt64
+			}
+			sum += f
+		}
+		return sum
+	case *types.Interface, *types.Union:
+		// A type parameter's constraint, or an interface value: two
+		// words either way, and Sizeof must not see the former.
+		return 2 * 8
+	}
+	return sizes.Sizeof(t.Underlying())
 }

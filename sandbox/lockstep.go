@@ -51,6 +51,7 @@ func (a *actor) Begin(ctx context.Context, info envs.EpisodeInfo) error {
 	a.budget = a.prog.sb.costPerAgentStep(a.prog.Backend) * time.Duration(len(info.Agents)*info.Layout.MaxSteps)
 	a.stopCtx = context.AfterFunc(ctx, func() { w.kill("cancelled") })
 	ep := a.prog.episodeFor(worker.Lockstep, info.Config, info.Seed, info.Agents)
+	w.clearProgress()
 	w.req.SetWriteDeadline(time.Now().Add(a.prog.sb.cfg.StepWall))
 	if err := worker.WriteFrame(w.req, worker.MsgEpisode, worker.EncodeEpisode(ep)); err != nil {
 		a.finished = true

@@ -17,7 +17,7 @@ import (
 
 // nativeVersion changes whenever nativeSource does (it is part of the
 // cache key of compiled workers).
-const nativeVersion = 1
+const nativeVersion = 2
 
 // nativeSource is the policy as the native backend compiles it: package
 // main, and conversions of strings to []byte and []rune made by helpers.
@@ -30,8 +30,13 @@ func nativeSource(c *Checked) ([]byte, error) {
 			if !ok || len(call.Args) != 1 || !c.Info.Types[call.Fun].IsType() {
 				return true
 			}
-			if h := rw.stringsToSlice(c.Info.TypeOf(call.Fun), c.Info.TypeOf(call.Args[0])); h != "" {
-				rw.wrap(call.Args[0], h+"(string(", "))")
+			from := c.Info.TypeOf(call.Args[0])
+			if h := rw.stringsToSlice(c.Info.TypeOf(call.Fun), from); h != "" {
+				if types.Identical(from, types.Typ[types.String]) {
+					rw.wrap(call.Args[0], h+"(", ")")
+				} else {
+					rw.wrap(call.Args[0], h+"(string(", "))") // a named string type, or untyped
+				}
 			}
 			return true
 		})

@@ -18,15 +18,18 @@ import (
 
 // proc is one worker process, seen from the host.
 type proc struct {
-	cmd     *exec.Cmd
-	req     *os.File // host writes requests (the worker's fd 3)
-	rep     *os.File // host reads replies (the worker's fd 4)
-	out     *capture
-	buf     []byte
-	cpu     time.Duration // the worker's lifetime CPU limit (RLIMIT_CPU)
-	used    time.Duration // CPU time of the episodes it has played
-	waited  chan struct{} // closed when the process has been reaped
-	waitErr error
+	cmd *exec.Cmd
+	req *os.File // host writes requests (the worker's fd 3)
+	rep *os.File // host reads replies (the worker's fd 4)
+	out *capture
+	// progress is the page the worker notes its step and agent in (nil
+	// without one): where it was when it died.
+	progress *os.File
+	buf      []byte
+	cpu      time.Duration // the worker's lifetime CPU limit (RLIMIT_CPU)
+	used     time.Duration // CPU time of the episodes it has played
+	waited   chan struct{} // closed when the process has been reaped
+	waitErr  error
 
 	mu     sync.Mutex
 	killed string // why the host killed it, "" if it did not
@@ -50,6 +53,9 @@ func (s *Sandbox) limits(be Backend) worker.Limits {
 		NoFile:       workerNoFile,
 		NProc:        workerNProc,
 		Confine:      worker.WorkerLayers &^ s.cfg.Unconfined,
+		// The policy's package-level initialisation, before the worker
+		// first replies (the yaegi worker loads the policy then).
+		Init: s.cfg.StartTimeout.Microseconds(),
 		// A compiled worker confines itself before the policy's
 		// package-level variables are initialised; the interpreting worker
 		// before it interprets the policy (see yaegiWorkerMain).
@@ -74,32 +80,37 @@ func (s *Sandbox) launch(exeFile *os.File, extraEnv []string, lim worker.Limits)
 	// MALLOC_ARENA_MAX=1: a cgo-linked worker (policyevolve itself, for
 	// yaegi) would otherwise reserve a 64 MiB malloc arena per thread,
 	// most of the address-space budget.
+	progress := newProgressPage()
+	lim.Progress = progress != nil
 	env := append([]string{"GOMAXPROCS=1", "MALLOC_ARENA_MAX=1", worker.EnvLimits + "=" + lim.String()}, extraEnv...)
 	// The worker may run as another user, who cannot reach exe's directory
 	// (a 0700 build or cache directory): it executes the file through a
 	// descriptor the host opened, and closes that descriptor at once.
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
+		closeIf(progress)
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
 	repR, repW, err := os.Pipe()
 	if err != nil {
 		reqR.Close()
 		reqW.Close()
+		closeIf(progress)
 		return nil, fmt.Errorf("start worker: %w", err)
 	}
-	w := &proc{req: reqW, rep: repR, cpu: time.Duration(lim.CPUSeconds) * time.Second, waited: make(chan struct{})}
+	w := &proc{req: reqW, rep: repR, progress: progress, cpu: time.Duration(lim.CPUSeconds) * time.Second, waited: make(chan struct{})}
 	w.out = &capture{limit: s.cfg.OutputLimit, onLimit: func() { w.kill("output limit") }}
 	failed := map[nsLevel]error{}
 	var cmd *exec.Cmd
 	for _, level := range s.ns.levels(s.cfg.Unconfined) {
-		cmd = exec.Command("/proc/self/fd/5")
+		cmd = exec.Command(fmt.Sprintf("/proc/self/fd/%d", worker.ExeFD))
 		cmd.Args = []string{"policy-worker"}
 		cmd.Env = env
 		cmd.Dir = "/"
 		cmd.Stdout = w.out
 		cmd.Stderr = w.out
-		cmd.ExtraFiles = []*os.File{reqR, repW, exeFile}
+		// A nil progress page leaves its descriptor closed.
+		cmd.ExtraFiles = []*os.File{reqR, repW, w.progress, exeFile}
 		cmd.SysProcAttr = procAttr(level)
 		err = cmd.Start()
 		if err != nil && (level.user || level.net) && nsRefused(err) {
@@ -116,6 +127,7 @@ func (s *Sandbox) launch(exeFile *os.File, extraEnv []string, lim worker.Limits)
 	if err != nil {
 		reqW.Close()
 		repR.Close()
+		closeIf(progress)
 		return nil, fmt.Errorf("start worker %s: %w", exeFile.Name(), err)
 	}
 	w.cmd = cmd
@@ -194,16 +206,54 @@ func (w *proc) close() {
 		w.req.Close()
 		w.reap(time.Second)
 		w.rep.Close()
+		closeIf(w.progress)
 	})
+}
+
+// closeIf closes f unless it is nil.
+func closeIf(f *os.File) {
+	if f != nil {
+		f.Close()
+	}
+}
+
+// clearProgress clears the progress page before an episode: what the
+// worker noted in the one before must not place a death in this one.
+func (w *proc) clearProgress() {
+	if w.progress != nil {
+		w.progress.WriteAt(make([]byte, 16), 0)
+	}
+}
+
+// where returns the step (-1: re-initialising) and agent (-1: none) the
+// worker last noted, if it noted any since clearProgress.
+func (w *proc) where() (step, agent int, ok bool) {
+	if w.progress == nil {
+		return 0, 0, false
+	}
+	b := make([]byte, 16)
+	if _, err := w.progress.ReadAt(b, 0); err != nil {
+		return 0, 0, false
+	}
+	return worker.DecodeProgress(b)
 }
 
 // death explains why a worker stopped answering, from how it ended and
 // what it printed. It returns a non-nil system error when the cause is not
 // the policy's (the worker could not even apply its limits).
+//
+// step is the step in hand for the host; the worker's progress page, when
+// it has one, tells the step and agent it was playing when it died, which
+// in self-play may be many steps later (the host receives steps in
+// chunks).
 func (w *proc) death(step int) (*PolicyError, error) {
 	w.reap(5 * time.Second)
 	out := w.out.String()
-	pe := &PolicyError{Agent: -1, Step: step, Output: out}
+	agent := -1
+	if s, a, ok := w.where(); ok && s >= step {
+		step, agent = s, a
+	}
+	pe := &PolicyError{Agent: agent, Step: step, Output: out}
 	ps := w.cmd.ProcessState
 	var ws syscall.WaitStatus
 	if ps != nil {

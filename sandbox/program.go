@@ -6,7 +6,6 @@ import (
 	"go/ast"
 	"go/token"
 	"math"
-	"os"
 	"sync"
 	"time"
 
@@ -19,17 +18,20 @@ import (
 // idle workers between episodes: a worker loads its policy once and plays
 // every episode it is given, each from the policy's fresh state. Programs
 // are safe for concurrent use; Close ends the idle workers.
+//
+// A Program holds no open file: a native worker is started from the
+// cache by path, pinned there while it runs (see pin), and built
+// again if the cache lost it meanwhile (another process's trim, a user
+// clearing ~/.cache). So a long search that keeps thousands of Programs
+// keeps no descriptor and no evicted binary for them.
 type Program struct {
 	ID      string // content address of the source (hex SHA-256)
 	Source  []byte
 	Backend Backend
 
 	sb     *Sandbox
-	binary string // native worker
-	// exe is the native worker, open for the Program's life: workers
-	// start from it even after the cache has evicted its file.
-	exe  *os.File
-	code []byte // yaegi: the rewritten source
+	binary string // native worker, in the cache
+	code   []byte // yaegi: the rewritten source
 	// reusable: a worker may play several episodes. False for a policy
 	// with package-level state that could not be made resettable (no type
 	// information): it gets a fresh worker per episode.
@@ -54,27 +56,21 @@ const (
 )
 
 // Compile validates src and prepares it for the Sandbox's backend. A bad
-// source gives a *ValidationError (errors.Is(err, ErrInvalid)); any other
-// error is a failure of the system (no toolchain, a full disk…).
+// source gives a *ValidationError (errors.Is(err, ErrInvalid)), and so
+// does a panic anywhere in the host's handling of it (see refusePanic);
+// any other error is a failure of the system (no toolchain, a full
+// disk…).
 func (s *Sandbox) Compile(ctx context.Context, src []byte) (*Program, error) {
-	c, err := Validate(src)
+	prep, err := prepare(src, s.backend)
 	if err != nil {
 		return nil, err
 	}
-	r, reset, err := withReset(c)
-	if err != nil {
-		return nil, err
-	}
-	p := &Program{ID: c.ID, Source: c.Source, Backend: s.backend, sb: s, reusable: reset || !hasState(c)}
+	p := &Program{ID: prep.id, Source: prep.source, Backend: s.backend, sb: s, reusable: prep.reusable}
 	switch s.backend {
 	case Native:
-		if p.binary, err = s.build(ctx, r); err == nil {
-			if p.exe, err = os.Open(p.binary); err != nil {
-				err = fmt.Errorf("worker cache: %w", err)
-			}
-		}
+		p.binary, err = s.build(ctx, prep)
 	case Yaegi:
-		p.code, err = rewriteForYaegi(r)
+		p.code = prep.code
 	}
 	if err != nil {
 		return nil, err
@@ -188,8 +184,7 @@ func (p *Program) start(ctx context.Context) (*proc, error) {
 	if p.Backend == Yaegi {
 		w, err = s.launchFile(s.cfg.WorkerExe, []string{envWorker + "=yaegi"}, s.limits(p.Backend))
 	} else {
-		touch(p.binary) // in use: the last to be evicted
-		w, err = s.launch(p.exe, nil, s.limits(p.Backend))
+		w, err = p.launchNative(ctx)
 	}
 	if err != nil {
 		return nil, err

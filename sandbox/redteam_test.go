@@ -168,9 +168,10 @@ func TestRedTeamRewardHacks(t *testing.T) {
 type hostile struct {
 	name     string
 	src      string
-	yaegiSrc string // a variant for the yaegi backend, if it needs one
-	kind     error  // the PolicyError kind expected (or ErrInvalid)
-	want     string // text the error must contain
+	yaegiSrc string  // a variant for the yaegi backend, if it needs one
+	only     Backend // the one backend it is for, if not all
+	kind     error   // the PolicyError kind expected (or ErrInvalid)
+	want     string  // text the error must contain
 	cfg      func(*Config)
 }
 
@@ -203,6 +204,26 @@ var hostiles = []hostile{
 		kind: ErrCrashed, want: "out of memory"},
 	{name: "endless init", src: "package policy\n\nimport \"ssd\"\n\nfunc init() {\n\tfor {\n\t}\n}\n\nfunc Policy(v *ssd.View, agent int) int { return 0 }\n",
 		kind: ErrTimeout, want: "initialising the policy's package-level variables used", cfg: func(c *Config) { c.StartTimeout = 2 * time.Second }},
+	// A package-level variable whose initialiser never returns: it runs
+	// as the worker starts (natively, before main; in yaegi, as the policy
+	// is loaded), before the step watchdog exists, and escaped the CPU
+	// limit of initialisation (only the host's 22 s wall-clock backstop
+	// stopped it, here).
+	{name: "endless variable initialiser", src: "package policy\n\nimport \"ssd\"\n\nvar x = spin()\n\nfunc spin() int {\n\tfor {\n\t}\n}\n\nfunc Policy(v *ssd.View, agent int) int { return x }\n",
+		kind: ErrTimeout, want: "starting the policy (loading it and initialising its package-level variables) used", cfg: func(c *Config) { c.StartTimeout = 2 * time.Second }},
+	// A panic value whose own Error method never returns: describing it
+	// is policy code, and runs under the watchdog too. (It held a native
+	// worker and its host for 704 s, then was reported as a timeout at
+	// step 0.)
+	{name: "endless Error of a panic value", src: policyWith("if v.Step() == 3 {\n\t\tpanic(stuck{})\n\t}\n\treturn ssd.Stand") +
+		"\ntype stuck struct{}\n\nfunc (stuck) Error() string {\n\tfor {\n\t}\n}\n",
+		// The yaegi worker recovers an interpreted panic as a
+		// reflect.Value: describing it never calls interpreted code.
+		only: Native,
+		kind: ErrTimeout, want: "timeout at step 3 (agent 0): the policy panicked, and describing its panic value (its own Error or String method) used"},
+	{name: "panicking Error of a panic value", src: policyWith("if v.Step() == 2 {\n\t\tpanic(bad{})\n\t}\n\treturn ssd.Stand") +
+		"\ntype bad struct{}\n\nfunc (bad) Error() string { panic(\"again\") }\n",
+		only: Native, kind: ErrPanic, want: "panic at step 2 (agent 0) at policy line 7: a value of type main.bad, whose Error or String method panicked in turn"},
 	{name: "panic", src: policyWith("if v.Step() == 4 {\n\t\tvar m map[int]int\n\t\tm[agent] = 1\n\t}\n\treturn ssd.Stand"),
 		kind: ErrPanic, want: "panic at step 4 (agent 0)"},
 	{name: "out-of-range action", src: policyWith("if agent == 2 {\n\t\treturn 9\n\t}\n\treturn ssd.Stand"),
@@ -249,6 +270,9 @@ func TestRedTeamHostile(t *testing.T) {
 	m, _ := envs.BuiltinMap(ssd.Gathering, "small")
 	for _, be := range backends {
 		for _, h := range hostiles {
+			if h.only != "" && h.only != be {
+				continue
+			}
 			t.Run(string(be)+"/"+h.name, func(t *testing.T) {
 				t.Parallel()
 				var adjust []func(*Config)

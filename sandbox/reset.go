@@ -49,10 +49,12 @@ func withReset(c *Checked) (*Checked, bool, error) {
 				if len(vs.Values) > 0 {
 					continue // its initializer runs again
 				}
+				// No predeclared name (new) in the added code: the policy may
+				// declare its own (see hiddenUniverse).
 				typ := string(c.Source[offset(c, vs.Type.Pos()):offset(c, vs.Type.End())])
 				for _, n := range vs.Names {
 					if n.Name != "_" {
-						zero = append(zero, fmt.Sprintf("\t%s = *new(%s)\n", n.Name, typ))
+						zero = append(zero, fmt.Sprintf("\t{\n\t\tvar %szero %s\n\t\t%s = %szero\n\t}\n", reservedPrefix, typ, n.Name, reservedPrefix))
 					}
 				}
 			}
@@ -91,7 +93,11 @@ func withReset(c *Checked) (*Checked, bool, error) {
 	src.WriteString(b.String())
 	out, err := recheck([]byte(src.String()), c.ID)
 	if err != nil {
-		return nil, false, fmt.Errorf("make the policy resettable: %w", err)
+		// The policy passed type checking: the added code is at fault.
+		// Refuse the policy, saying so, rather than fail the system.
+		return nil, false, &ValidationError{File: PolicyFileName, Issues: []Issue{{Line: 1, Col: 1,
+			Msg: fmt.Sprintf("the sandbox could not make this policy's package-level state resettable (%v); "+
+				"write its package-level declarations another way (and please report it)", err)}}}
 	}
 	return out, true, nil
 }

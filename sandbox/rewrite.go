@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,6 +79,9 @@ type rewriter struct {
 	constSkips map[ast.Expr]bool
 	// note says what the helpers are for, after "Added by policyevolve".
 	note string
+	// hidden are the policy's declarations that hide a predeclared name
+	// the added code needs (see checkAdded).
+	hidden []Issue
 }
 
 // wrap puts pre before n and post after it.
@@ -803,12 +807,20 @@ func (rw *rewriter) modifiedIn(body ast.Node, obj any) bool {
 // rootIdent returns the variable an lvalue expression starts from
 // (x for x, x.f, x[i], (x), *x), or nil.
 func rootIdent(e ast.Expr) *ast.Ident {
+	id, _ := lvalueBase(e, func(e ast.Expr) bool { _, ok := e.(*ast.Ident); return ok }).(*ast.Ident)
+	return id
+}
+
+// lvalueBase walks an lvalue expression from the outside in (x.f[i] →
+// x.f → x), through parentheses, selectors, indexing and indirection, and
+// returns the first expression that "is" accepts, or nil.
+func lvalueBase(e ast.Expr, is func(ast.Expr) bool) ast.Expr {
 	for {
+		e = ast.Unparen(e)
+		if is(e) {
+			return e
+		}
 		switch x := e.(type) {
-		case *ast.Ident:
-			return x
-		case *ast.ParenExpr:
-			e = x.X
 		case *ast.SelectorExpr:
 			e = x.X
 		case *ast.IndexExpr:
@@ -822,6 +834,10 @@ func rootIdent(e ast.Expr) *ast.Ident {
 }
 
 func (rw *rewriter) apply() ([]byte, error) {
+	if rw.checkAdded(); len(rw.hidden) > 0 {
+		sort.SliceStable(rw.hidden, func(i, j int) bool { return rw.hidden[i].Line < rw.hidden[j].Line })
+		return nil, &ValidationError{File: PolicyFileName, Issues: slices.Compact(rw.hidden)}
+	}
 	sort.SliceStable(rw.edits, func(i, j int) bool {
 		a, b := rw.edits[i], rw.edits[j]
 		if a.start != b.start {

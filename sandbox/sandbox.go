@@ -68,9 +68,11 @@ type Config struct {
 	// test projects beyond it, and an episode that exceeds it stops with
 	// ErrCost. Negative: no budget.
 	CostBudget time.Duration
-	// EpisodeCPU is a worker's hard CPU time limit (RLIMIT_CPU, whole
-	// seconds, rounded up): the kernel's backstop behind the watchdog and
-	// the cost budget.
+	// EpisodeCPU is the CPU time one episode may use in all, enforced by
+	// the worker (ErrCPUBudget) behind the watchdog and the cost budget.
+	// Behind it, the kernel's hard limit over a worker's life (RLIMIT_CPU)
+	// is four times as much (see workerLifetime). Default
+	// DefaultEpisodeCPU, YaegiCostFactor times that on the yaegi backend.
 	EpisodeCPU time.Duration
 	// MemoryLimit is a worker's address-space limit (RLIMIT_AS), bytes.
 	MemoryLimit int64
@@ -96,6 +98,14 @@ type Config struct {
 	// included). The first build on a machine also compiles the standard
 	// library.
 	BuildTimeout time.Duration
+	// BuildMemory bounds the memory of each process of a native build
+	// (the go command, the compiler, the linker), bytes of data
+	// (RLIMIT_DATA); BuildCPU its CPU time (RLIMIT_CPU, whole seconds,
+	// rounded up). A policy whose compilation passes either is refused,
+	// saying so. Defaults DefaultBuildMemory and DefaultBuildCPU;
+	// negative: no bound.
+	BuildMemory int64
+	BuildCPU    time.Duration
 	// WorkerExe is the executable that serves as interpreting worker; it
 	// must link this package (policyevolve does). Default: this program.
 	WorkerExe string
@@ -176,6 +186,12 @@ func (c *Config) applyDefaults() {
 	if c.BuildTimeout <= 0 {
 		c.BuildTimeout = DefaultBuildTimeout
 	}
+	if c.BuildMemory == 0 {
+		c.BuildMemory = DefaultBuildMemory
+	}
+	if c.BuildCPU == 0 {
+		c.BuildCPU = DefaultBuildCPU * time.Second
+	}
 	if c.CacheDir == "" {
 		if d, err := os.UserCacheDir(); err == nil {
 			c.CacheDir = filepath.Join(d, "policyevolve", "workers")
@@ -204,6 +220,9 @@ type Sandbox struct {
 	building map[string]*buildCall // native builds in progress, by cache key
 	builds   atomic.Int64          // native builds done (see afterBuild)
 	trimming atomic.Bool           // a trim of the cache runs
+	// cacheEstimate is the cache's size at the last trim plus what this
+	// process built since (see afterBuild).
+	cacheEstimate atomic.Int64
 
 	ns      nsState    // namespaces for workers, probed at the first start
 	confMu  sync.Mutex // guards conf and noticed

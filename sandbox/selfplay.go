@@ -141,6 +141,7 @@ func (p *Program) play(ctx context.Context, cfg envs.Config, seed uint64, all []
 	}
 	s := p.sb
 	out := &played{}
+	w.clearProgress()
 	w.req.SetWriteDeadline(time.Now().Add(s.cfg.StepWall))
 	if err := worker.WriteFrame(w.req, worker.MsgEpisode, worker.EncodeEpisode(ep)); err != nil {
 		err = w.failure(ctx, p, -1, err)

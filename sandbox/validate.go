@@ -58,7 +58,11 @@ func SourceID(src []byte) string {
 // select; no cgo and no compiler directives (//go:linkname, //go:embed,
 // …); and it must type-check against the ssd API. Every problem is
 // reported at once, with line, column and the offending line.
-func Validate(src []byte) (*Checked, error) {
+//
+// A panic while checking (see refusePanic) refuses the source.
+func Validate(src []byte) (_ *Checked, err error) {
+	defer refusePanic("checker", &err)
+	enterStage("checker")
 	v := &validation{src: src, fset: token.NewFileSet()}
 	c, err := v.run()
 	if err != nil {
@@ -152,6 +156,7 @@ func (v *validation) run() (*Checked, error) {
 		v.addAt(1, 1, "source is not valid UTF-8")
 		return nil, nil
 	}
+	v.checkBidi()
 	f, err := parser.ParseFile(v.fset, PolicyFileName, v.src, parser.ParseComments|parser.AllErrors)
 	if err != nil {
 		var list scanner.ErrorList
@@ -178,6 +183,7 @@ func (v *validation) run() (*Checked, error) {
 		// No type information, or imports the type checker must not see:
 		// check the signature on the syntax.
 		v.checkSignatureSyntax(f, ssdName)
+		v.checkForeignWrites(f, nil)
 		return c, nil
 	}
 	pkg, info, _ := typeCheck(v.fset, f, func(te types.Error) { v.add(te.Pos, "%s", te.Msg) })
@@ -186,6 +192,7 @@ func (v *validation) run() (*Checked, error) {
 	}
 	v.checkSignature(pkg)
 	v.checkSizes(f, info)
+	v.checkForeignWrites(f, info)
 	c.Types, c.Info = pkg, info
 	return c, nil
 }
@@ -313,6 +320,8 @@ func objectKind(o types.Object) string {
 		return "constant"
 	case *types.TypeName:
 		return "type"
+	case *types.Func:
+		return "function"
 	}
 	return "declaration"
 }

@@ -79,6 +79,10 @@ func TestValidateRejects(t *testing.T) {
 		{"huge array", okPolicy + "\nvar big [1 << 31]byte\n", "7:5: type [2147483648]byte is larger than"},
 		{"huge literal", okPolicy + "\nvar big = []byte{1 << 30: 1}\n", "7:18: composite literal index 1073741824 is beyond"},
 		{"reserved prefix", okPolicy + "\nvar __pe_x int\n", "7:5: names starting with __pe_ are reserved"},
+		{"bidi override in a comment", okPolicy + "\n// is admin\u202e \u2066// not\u2069\u2066\nvar x int\n", "7:12: bidirectional control character U+202E is not allowed"},
+		{"bidi isolate in a string", okPolicy + "\nvar s = \"a\u2067b\"\n", "7:11: bidirectional control character U+2067 is not allowed"},
+		{"foreign variable", "package policy\n\nimport (\n\t\"errors\"\n\t\"ssd\"\n)\n\nfunc Policy(v *ssd.View, agent int) int {\n\terrors.ErrUnsupported = nil\n\treturn 0\n}\n",
+			"9:2: errors.ErrUnsupported is a variable of another package: a policy may read it but not assign it"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Validate([]byte(c.src))

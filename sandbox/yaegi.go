@@ -29,6 +29,9 @@ import (
 const envWorker = "POLICYEVOLVE_SANDBOX_WORKER"
 
 func init() {
+	if spec, ok := os.LookupEnv(envTool); ok {
+		os.Exit(runTool(spec)) // the launcher of a build's go command
+	}
 	if os.Getenv(envWorker) == "yaegi" {
 		os.Exit(yaegiWorkerMain())
 	}

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // EnvLimits names the environment variable through which the host hands a
@@ -30,16 +31,25 @@ type Limits struct {
 	// policy is part of the program. An interpreting worker confines
 	// itself before it loads the policy instead (see Confine).
 	Early bool
+	// Progress says the host passed a progress page as ProgressFD (see
+	// progress.go).
+	Progress bool
+	// Init bounds the CPU time the worker may use before its first reply
+	// (starting, loading the policy, initialising its package-level
+	// variables), microseconds; see the start watch (initwatch.go).
+	Init int64
 }
 
 // String encodes l for EnvLimits.
 func (l Limits) String() string {
-	early := 0
-	if l.Early {
-		early = 1
+	flag := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
 	}
-	return fmt.Sprintf("as=%d,cpu=%d,stack=%d,nofile=%d,nproc=%d,confine=%s,early=%d",
-		l.AddressSpace, l.CPUSeconds, l.Stack, l.NoFile, l.NProc, l.Confine, early)
+	return fmt.Sprintf("as=%d,cpu=%d,stack=%d,nofile=%d,nproc=%d,confine=%s,early=%d,progress=%d,init=%d",
+		l.AddressSpace, l.CPUSeconds, l.Stack, l.NoFile, l.NProc, l.Confine, flag(l.Early), flag(l.Progress), l.Init)
 }
 
 // ParseLimits decodes an EnvLimits value.
@@ -72,6 +82,10 @@ func ParseLimits(s string) (Limits, error) {
 			l.NProc = n
 		case "early":
 			l.Early = n == 1
+		case "progress":
+			l.Progress = n == 1
+		case "init":
+			l.Init = n
 		default:
 			return l, fmt.Errorf("unknown limit %q", k)
 		}
@@ -89,10 +103,10 @@ func init() {
 	}
 	l, err := ParseLimits(s)
 	if err == nil && os.Getenv(envLimited) != "1" {
-		// The host passes the executable as descriptor 5 (see the
-		// sandbox's launch); a worker keeps only its pipes: the rest
-		// close on the re-exec below.
-		err = closeFrom(5)
+		// The host passes the executable as descriptor ExeFD (see the
+		// sandbox's launch); a worker keeps only its pipes and its
+		// progress page: the rest close on the re-exec below.
+		err = closeFrom(ExeFD)
 	}
 	if err == nil && os.Getenv(envLimited) != "1" {
 		// The Go runtime reserves its address space while it starts; a
@@ -109,6 +123,9 @@ func init() {
 		debug.SetMaxStack(int(l.Stack))
 	}
 	limits = l
+	if l.Init > 0 {
+		watchStart(time.Duration(l.Init) * time.Microsecond)
+	}
 	if l.Early {
 		confined = Confine(l, AllThreads{})
 	}

@@ -69,7 +69,7 @@ const ExitTimeout = 3
 // step cannot be stopped from inside: the watchdog reports it and exits
 // the process.
 func Serve(in io.Reader, out io.Writer, opt Options) error {
-	s := &server{in: in, out: out, opt: opt}
+	s := &server{in: in, out: out, opt: opt, prog: openProgress()}
 	if s.opt.Exit == nil {
 		s.opt.Exit = os.Exit
 	}
@@ -141,6 +141,8 @@ type server struct {
 	ptyp    byte
 	ppay    []byte
 
+	prog progress // where the worker is, for the host (see progress.go)
+
 	envKey string // the replica's configuration, to reuse it
 	env    *envs.Env
 	st     ssd.State
@@ -164,6 +166,7 @@ func (s *server) next() (byte, []byte, error) {
 }
 
 func (s *server) send(typ byte, payload []byte) error {
+	endStartWatch()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fired {
@@ -182,7 +185,7 @@ func (s *server) fail(r *ErrorReply) error {
 // timeout is the watchdog's report of a step (or, at step -1, of the
 // policy's re-initialisation) over its CPU time: unless it ended meanwhile
 // (still reports whether it runs), it tells the host and ends the process.
-func (s *server) timeout(still func() bool, step, agent int, used, limit time.Duration) {
+func (s *server) timeout(still func() bool, step, agent int, describing bool, used, limit time.Duration) {
 	s.mu.Lock()
 	if !still() {
 		s.mu.Unlock()
@@ -192,6 +195,13 @@ func (s *server) timeout(still func() bool, step, agent int, used, limit time.Du
 	msg := fmt.Sprintf("step %d used %v of CPU time, more than the limit of %v", step, used.Round(time.Millisecond), limit)
 	if step < 0 {
 		msg = fmt.Sprintf("initialising the policy's package-level variables used %v of CPU time, more than the limit of %v", used.Round(time.Millisecond), limit)
+	}
+	if describing {
+		msg = fmt.Sprintf("the policy panicked, and describing its panic value (its own Error or String method) used %v of CPU time, more than the limit of %v",
+			used.Round(time.Millisecond), limit)
+		if step < 0 {
+			msg = "while initialising the policy's package-level variables, " + msg
+		}
 	}
 	WriteFrame(s.out, MsgError, EncodeError(&ErrorReply{Kind: KindTimeout, Agent: agent, Step: step, Message: msg}))
 	s.opt.Exit(ExitTimeout)
@@ -231,13 +241,17 @@ func (s *server) episode(ep *Episode) error {
 	if err := s.replica(ep); err != nil {
 		return s.fail(&ErrorReply{Kind: KindProtocol, Agent: -1, Step: -1, Message: "episode: " + err.Error()})
 	}
+	s.prog.at(-1, -1)
+	restoreStdVars()
 	if s.loaded.Reset != nil {
 		s.wd.begin(-1, s.initLimit)
 		s.wd.agent.Store(-1)
-		p := protect(s.loaded.Reset)
+		var r *ErrorReply
+		if p := protect(s.loaded.Reset); p != nil {
+			r = s.report(p, -1, -1)
+		}
 		s.wd.end()
-		if p != nil {
-			r := p.report(-1, -1, s.opt.PanicLine)
+		if r != nil {
 			r.Message = "while initialising the policy's package-level variables: " + r.Message
 			return s.fail(r)
 		}
@@ -254,11 +268,11 @@ func (s *server) decide(t int, agents []int, actions []int) *ErrorReply {
 	s.wd.begin(t, s.stepLimit)
 	defer s.wd.end()
 	for k, a := range agents {
+		s.prog.at(t, a)
 		s.wd.agent.Store(int64(a))
 		act, p := call(s.loaded.Policy, s.view, a)
 		if p != nil {
-			s.wd.end() // the policy's step ends here: describing its panic is ours
-			return p.report(a, t, s.opt.PanicLine)
+			return s.report(p, a, t)
 		}
 		actions[k] = act
 	}
@@ -393,17 +407,18 @@ func firstInvalid(actions []int, g ssd.Game) int {
 // running across samples that span more than the limit of CPU time has
 // used at least that much.
 type watchdog struct {
-	fire func(still func() bool, step, agent int, used, limit time.Duration)
+	fire func(still func() bool, step, agent int, describing bool, used, limit time.Duration)
 
-	running atomic.Bool
-	tick    atomic.Int64 // bumped when a step starts
-	limit   atomic.Int64 // the running step's limit; 0: none
-	step    atomic.Int64
-	agent   atomic.Int64 // the agent being asked
-	wake    chan struct{}
+	running    atomic.Bool
+	tick       atomic.Int64 // bumped when a step starts
+	limit      atomic.Int64 // the running step's limit; 0: none
+	step       atomic.Int64
+	agent      atomic.Int64 // the agent being asked
+	describing atomic.Bool  // the step's panic is being described
+	wake       chan struct{}
 }
 
-func newWatchdog(fire func(func() bool, int, int, time.Duration, time.Duration)) *watchdog {
+func newWatchdog(fire func(func() bool, int, int, bool, time.Duration, time.Duration)) *watchdog {
 	w := &watchdog{fire: fire, wake: make(chan struct{}, 1)}
 	go w.run()
 	return w
@@ -411,9 +426,18 @@ func newWatchdog(fire func(func() bool, int, int, time.Duration, time.Duration))
 
 // begin starts watching a step (or, at step -1, the re-initialisation)
 // with the given limit (0: none).
-func (w *watchdog) begin(step int, limit time.Duration) {
+func (w *watchdog) begin(step int, limit time.Duration) { w.watch(step, limit, false) }
+
+// describe goes on watching the step, now describing its panic, with a
+// fresh window of the step's limit.
+func (w *watchdog) describe() {
+	w.watch(int(w.step.Load()), time.Duration(w.limit.Load()), true)
+}
+
+func (w *watchdog) watch(step int, limit time.Duration, describing bool) {
 	w.step.Store(int64(step))
 	w.limit.Store(int64(limit))
+	w.describing.Store(describing)
 	w.tick.Add(1)
 	if limit > 0 && !w.running.Swap(true) {
 		select {
@@ -435,7 +459,7 @@ func (w *watchdog) run() {
 				seen, since = tick, now
 			case limit > 0 && now-since > limit:
 				still := func() bool { return w.running.Load() && w.tick.Load() == tick }
-				w.fire(still, int(w.step.Load()), int(w.agent.Load()), now-since, limit)
+				w.fire(still, int(w.step.Load()), int(w.agent.Load()), w.describing.Load(), now-since, limit)
 				seen = -1 // it did not fire: the step ended
 			}
 			// Sampling a tenth of the limit (1-20 ms) catches a runaway
@@ -444,6 +468,18 @@ func (w *watchdog) run() {
 			time.Sleep(min(max(limit/10, time.Millisecond), 20*time.Millisecond))
 		}
 	}
+}
+
+// report describes a panic of the policy at step (-1: while
+// re-initialising) for agent, under the watchdog, which is watching that
+// step: describing the panic value may call the policy's own Error or
+// String method, policy code that may never return. It gets a fresh
+// window of the step's limit (the policy's step ended with the panic),
+// and the watchdog's report says what it was doing. The caller ends the
+// watch.
+func (s *server) report(p *recovered, agent, step int) *ErrorReply {
+	s.wd.describe()
+	return p.report(agent, step, s.opt.PanicLine)
 }
 
 // recovered is a panic of the policy, as recovered.
@@ -484,7 +520,18 @@ func (p *recovered) report(agent, step int, panicLine func(any, []uintptr) int) 
 	if panicLine != nil {
 		line = panicLine(p.value, p.callers)
 	}
-	return &ErrorReply{Kind: KindPanic, Agent: agent, Step: step, Line: line, Message: describe(p.value)}
+	return &ErrorReply{Kind: KindPanic, Agent: agent, Step: step, Line: line, Message: describeSafely(p.value)}
+}
+
+// describeSafely is describe, for a value whose own methods may panic in
+// turn.
+func describeSafely(v any) (s string) {
+	defer func() {
+		if r := recover(); r != nil {
+			s = fmt.Sprintf("a value of type %T, whose Error or String method panicked in turn", v)
+		}
+	}()
+	return describe(v)
 }
 
 // describe prints a panic value without formatting more of it than a
