@@ -12,6 +12,7 @@ import (
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/experiment"
 	"policyevolve/evolve/planner"
+	"policyevolve/internal/outfile"
 )
 
 type compareOptions struct {
@@ -77,10 +78,11 @@ adds all three).
 It prints a Table-1-style report — per method, efficiency, equality,
 sustainability and peace as mean (min–max) over runs, league rating,
 exploitability (the worst margin by which a league member beats it),
-planner calls, LLM calls, tokens, cost and wall time — as Markdown, and
-writes it to PREFIX.csv and PREFIX.json with the runs' ids. The runs (and
-the Q-learner's trainings) are stored: compare again with the same flags
-reuses (or resumes) them.`
+planner calls, LLM calls, tokens, cost and wall time — as Markdown; -o
+PREFIX also writes it to PREFIX.csv and PREFIX.json with the runs' ids
+(no file is written without -o: the table is stored with the runs, and
+"report CMP_ID" draws it). The runs (and the Q-learner's trainings) are
+stored: compare again with the same flags reuses (or resumes) them.`
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return compareCommand(ctx, "compare", compareDoc, "", args, stdout, stderr)
@@ -114,7 +116,7 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	fs.StringVar(&o.suite, "suite", suite, "paper: the paper's Table 1 rows — zero-shot, chain sparse, dense, raw and critic, population, GEPA, Q-learner, baselines")
 	fs.StringVar(&o.gepaFeedback, "gepa-feedback", "sparse", "feedback levels of GEPA's reflections, a row each: sparse (the paper's), dense, critic")
 	fs.IntVar(&o.qlearnEpisodes, "qlearn-episodes", qlearn.DefaultEpisodes, "training episodes of the Q-learner row (0: no qlearn row)")
-	fs.StringVar(&o.out, "o", "compare", "write the report to PREFIX.csv and PREFIX.json")
+	fs.StringVar(&o.out, "o", "", "also write the report to PREFIX.csv and PREFIX.json (default: no files)")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON instead of Markdown")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
@@ -194,6 +196,16 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 			planners = append(planners, "llm:"+spec)
 		}
 	}
+	if o.out != "" {
+		// Checked now, not after hours of runs.
+		for _, ext := range []string{".csv", ".json"} {
+			f, err := outfile.Create(o.out + ext)
+			if err != nil {
+				return usagef("-o: %v", err)
+			}
+			f.Discard()
+		}
+	}
 	if x.Store, err = o.storeOptions.open(createStore); err != nil {
 		return err
 	}
@@ -219,8 +231,10 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	if err := report.WriteFiles(o.out); err != nil {
-		return err
+	if o.out != "" {
+		if err := report.WriteFiles(o.out); err != nil {
+			return err
+		}
 	}
 	if o.json {
 		enc := json.NewEncoder(stdout)
@@ -228,7 +242,9 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 		return enc.Encode(report)
 	}
 	report.WriteMarkdown(stdout)
-	fmt.Fprintf(stderr, "compare: wrote %s.csv and %s.json; an HTML report: %s report %s -o %s.html%s\n",
-		o.out, o.out, self(), report.ID, o.out, storeFlag(o.storeOptions))
+	if o.out != "" {
+		fmt.Fprintf(stderr, "compare: wrote %s.csv and %s.json\n", o.out, o.out)
+	}
+	fmt.Fprintf(stderr, "compare: an HTML report: %s report %s -o %s.html%s\n", self(), report.ID, report.ID, storeFlag(o.storeOptions))
 	return nil
 }

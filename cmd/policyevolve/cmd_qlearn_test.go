@@ -115,7 +115,7 @@ func TestQLearnBadInput(t *testing.T) {
 	// A path that cannot be written fails before any training.
 	bad := filepath.Join(dir, "no", "such", "dir", "q.json")
 	code, _, errOut := runCLI(t, context.Background(), "qlearn", "train", "-o", bad)
-	if code != 2 || !strings.Contains(errOut, "-o "+bad+": no such file or directory") || strings.Contains(errOut, "episode") {
+	if code != 2 || !strings.Contains(errOut, "-o: create "+bad+": no such file or directory") || strings.Contains(errOut, "episode") {
 		t.Errorf("unwritable -o: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"image/gif"
 	"image/png"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -33,6 +35,7 @@ func TestRenderGIF(t *testing.T) {
 	if code != 0 || stderr != "" || !strings.Contains(stdout, "wrote "+out) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+	wantUserMode(t, out)
 	g := decodeGIF(t, out)
 	if len(g.Image) != 20 {
 		t.Errorf("%d frames, want 20 (frames 5-24)", len(g.Image))
@@ -167,5 +170,33 @@ func TestRenderBadInput(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("files left behind: %v", entries)
+	}
+}
+
+// wantUserMode checks that a file the user asked for has the mode any
+// program gives its files: 0666 less the umask (0644 under umask 022).
+func wantUserMode(t *testing.T, path string) {
+	t.Helper()
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Logf("no /proc/self/status: the mode of %s is not checked", path)
+		return
+	}
+	var umask fs.FileMode = 0o022
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "Umask:"); ok {
+			u, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			umask = fs.FileMode(u)
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 0o666 &^ umask; st.Mode().Perm() != want {
+		t.Errorf("%s: mode %v, want %v (0666 less the umask %03o)", path, st.Mode().Perm(), want, umask)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"policyevolve/evolve/tune"
+	"policyevolve/internal/outfile"
 )
 
 type tuneOptions struct {
@@ -147,8 +148,8 @@ func tuneFile(ctx context.Context, o tuneOptions, cfg tune.Config, prog *tunePro
 		fmt.Fprintf(stdout, "\n%s", res.Tuned)
 		return nil
 	}
-	if err := os.WriteFile(o.out, res.Tuned, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", o.out, err)
+	if err := outfile.WriteFile(o.out, res.Tuned); err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", o.out)
 	return nil
