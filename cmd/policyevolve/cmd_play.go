@@ -85,7 +85,9 @@ type playReport struct {
 	Policy   string        `json:"policy"`
 	Steps    int           `json:"steps"`
 	Episodes []playEpisode `json:"episodes"`
-	Mean     playEpisode   `json:"mean"`
+	// Mean is over the episodes that did not fail; none when all failed
+	// (each failed episode carries its error).
+	Mean *playEpisode `json:"mean,omitempty"`
 }
 
 type playEpisode struct {
@@ -141,7 +143,7 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 	}
 	header := traceHeader{Game: env.Game().String(), Map: o.mapArg, MapText: m.Text, Agents: o.agents, Steps: o.steps, Policy: o.policy}
 	rep := playReport{Game: env.Game().String(), Map: o.mapArg, Agents: o.agents, Policy: o.policy, Steps: o.steps}
-	rep.Mean.Returns = make([]float64, o.agents)
+	mean := playEpisode{Returns: make([]float64, o.agents)}
 	var failed []uint64
 	for _, seed := range seeds {
 		// Source policies run with the state-hash check on.
@@ -182,23 +184,25 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 			return fmt.Errorf("seed %d: %w", seed, err)
 		}
 		rep.Episodes = append(rep.Episodes, playEpisode{Seed: &s, Metrics: res.Metrics, Returns: res.Returns})
-		mm := &rep.Mean.Metrics
+		mm := &mean.Metrics
 		mm.Efficiency += res.Metrics.Efficiency
 		mm.Equality += res.Metrics.Equality
 		mm.Sustainability += res.Metrics.Sustainability
 		mm.Peace += res.Metrics.Peace
 		for i, r := range res.Returns {
-			rep.Mean.Returns[i] += r
+			mean.Returns[i] += r
 		}
 	}
-	k := float64(len(seeds) - len(failed))
-	mm := &rep.Mean.Metrics
-	mm.Efficiency /= k
-	mm.Equality /= k
-	mm.Sustainability /= k
-	mm.Peace /= k
-	for i := range rep.Mean.Returns {
-		rep.Mean.Returns[i] /= k
+	if k := float64(len(seeds) - len(failed)); k > 0 {
+		mm := &mean.Metrics
+		mm.Efficiency /= k
+		mm.Equality /= k
+		mm.Sustainability /= k
+		mm.Peace /= k
+		for i := range mean.Returns {
+			mean.Returns[i] /= k
+		}
+		rep.Mean = &mean
 	}
 
 	if trace != nil {
@@ -247,8 +251,8 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 		}
 		row(fmt.Sprint(*e.Seed), e, "%g")
 	}
-	if len(failed) < len(seeds) {
-		row("mean", rep.Mean, "%.1f")
+	if rep.Mean != nil {
+		row("mean", *rep.Mean, "%.1f")
 	}
 	if err := tw.Flush(); err != nil {
 		return err
