@@ -59,6 +59,21 @@ type Job struct {
 	stop     atomic.Bool
 	profile  *timing.Profile
 	lap      timing.Totals // the profile when the iteration began
+	// proposed counts this process's planner calls and played points at
+	// the arena once there is one: Activity reads both at any time.
+	proposed atomic.Int64
+	played   atomic.Pointer[arena.Arena]
+}
+
+// Activity says how far the job has gone in this process: the planner
+// calls made and the episodes played (evaluations, matches, the critic's
+// and the planner's). It may be called from any goroutine, at any time:
+// a progress line calls it while nothing else reports.
+func (j *Job) Activity() (plannerCalls, episodes int) {
+	if a := j.played.Load(); a != nil {
+		episodes = a.Episodes()
+	}
+	return int(j.proposed.Load()), episodes
 }
 
 // Profile returns where the job's time has gone so far (zero before Run).
@@ -110,9 +125,9 @@ func (j *Job) tally(tx *store.Tx) error {
 
 func (j *Job) emit(e Event) {
 	e.Run = j.RunID
-	e.Iterations = j.Config.Iterations
+	e.Iterations = j.Config.TotalIterations()
 	j.mu.Lock()
-	e.Usage = j.run.Usage
+	e.Usage, e.Completed = j.run.Usage, j.run.Iterations
 	j.mu.Unlock()
 	if e.Time.IsZero() {
 		e.Time = time.Now()

@@ -84,6 +84,9 @@ func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.Planned
 		}
 		out, err = loop.Improve(ctx, req)
 	}
+	if out != nil {
+		j.proposed.Add(int64(len(out.Attempts)))
+	}
 	if err != nil {
 		return out, err
 	}

@@ -48,7 +48,7 @@ func (j *Job) iterate(ctx context.Context, mode search.Mode) error {
 		if ok, err := mode.Plan(ctx, it); err != nil || !ok {
 			return err
 		}
-		j.emit(Event{Kind: EventIteration, Iteration: i})
+		j.emit(Event{Kind: EventIteration, Iteration: i, Planned: len(it.Plan)})
 		if ok, err := mode.Play(ctx, it); err != nil || !ok {
 			return err
 		}
@@ -77,7 +77,7 @@ func (j *Job) open(ctx context.Context) error {
 			return err
 		}
 		if j.run.Status == store.StatusDone {
-			return fmt.Errorf("%w: %s finished at iteration %d", ErrRunDone, j.RunID, j.run.Iterations)
+			return fmt.Errorf("%w: %s finished with %s", ErrRunDone, j.RunID, IterationsDone(j.run.Iterations))
 		}
 		var cfg JobConfig
 		if err := json.Unmarshal(j.run.Config, &cfg); err != nil {
@@ -100,6 +100,7 @@ func (j *Job) open(ctx context.Context) error {
 	j.arena = &arena.Arena{Profile: j.profile, Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
 		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Workers: j.Config.Workers, Log: j.Log,
 		Executor: j.Executor}
+	j.played.Store(j.arena)
 	if j.dedupe, err = loadDedupe(j.Store, j.RunID, j.arena.GlobalPool()); err != nil {
 		return err
 	}
@@ -130,11 +131,11 @@ func (j *Job) open(ctx context.Context) error {
 		j.saveRun()
 		return err
 	}
-	how := "new run"
+	how := fmt.Sprintf("new run of %d iterations (%s)", j.Config.TotalIterations(), iterationSpan(0, j.Config.TotalIterations()))
 	if resumed {
-		how = fmt.Sprintf("resumed after iteration %d", j.run.Iterations)
+		how = fmt.Sprintf("resumed with %s; next, iteration %d of 0–%d", IterationsDone(j.run.Iterations), j.run.Iterations, j.Config.TotalIterations()-1)
 	}
-	j.emit(Event{Kind: EventStarted, Message: how})
+	j.emit(Event{Kind: EventStarted, Iteration: j.run.Iterations - 1, Message: how})
 	return nil
 }
 
@@ -183,9 +184,9 @@ func (j *Job) finish(err error) (*store.Run, error) {
 	prof := j.Profile()
 	switch r.Status {
 	case store.StatusDone:
-		j.emit(Event{Kind: EventDone, Champion: r.Champion, Profile: &prof})
+		j.emit(Event{Kind: EventDone, Iteration: r.Iterations - 1, Champion: r.Champion, Profile: &prof})
 	case store.StatusStopped:
-		j.emit(Event{Kind: EventStopped, Champion: r.Champion, Message: r.StopReason, Profile: &prof})
+		j.emit(Event{Kind: EventStopped, Iteration: r.Iterations - 1, Champion: r.Champion, Message: r.StopReason, Profile: &prof})
 	}
 	return r, err
 }

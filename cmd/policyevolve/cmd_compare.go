@@ -221,12 +221,23 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	x.Planner = func(cfg evolve.JobConfig) func(spec, run string) (planner.Planner, error) {
 		return o.llm.planners(x.Store, &cfg)
 	}
-	x.OnJob = func(j *evolve.Job) func() { return onInterrupt(j.Stop) }
+	// Off a terminal, a line every half minute says where the jobs are.
+	progress := newEvolveProgress(nil, stderr, false)
+	progress.quiet, progress.prefix = true, "compare: "
+	defer progress.heartbeat(progressEvery)()
+	x.OnJob = func(j *evolve.Job) func() {
+		j.Events = progress
+		progress.setActivity(j.Activity)
+		return onInterrupt(j.Stop)
+	}
 	x.TrainProgress = func(episodes int) (func(qlearn.EpisodeStats), func()) {
 		p := newTrainProgress(stderr, episodes)
 		return p.episode, p.finish
 	}
-	x.Log = func(format string, args ...any) { fmt.Fprintf(stderr, "compare: "+format+"\n", args...) }
+	x.Log = func(format string, args ...any) {
+		progress.logf("compare: "+format, args...)
+		progress.setNote(fmt.Sprintf(format, args...))
+	}
 	report, err := x.Run(ctx)
 	if err != nil {
 		return err

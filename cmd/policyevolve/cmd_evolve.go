@@ -202,6 +202,8 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		return &critic.LLM{Model: planner.CriticModel{Client: client}, Name: client.Name()}, nil
 	}
 	job.Events = progress
+	progress.setActivity(job.Activity)
+	defer progress.heartbeat(progressEvery)()
 	release := onInterrupt(func() {
 		fmt.Fprintln(stderr, "\npolicyevolve evolve: stopping at the next safe point (Ctrl-C again to abandon the step in flight)")
 		job.Stop()
@@ -209,6 +211,17 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	defer release()
 	run, err := job.Run(ctx)
 	progress.close()
+	if errors.Is(err, evolve.ErrRunDone) {
+		// Nothing to resume: say so, and show the run as it ended.
+		if err := s.View(func(tx *store.Tx) (err error) {
+			run, err = tx.Run(o.resume)
+			return err
+		}); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "policyevolve evolve: %s is done already (%s): nothing to resume\n", run.ID, evolve.IterationsDone(run.Iterations))
+		return printRunSummary(stdout, s, run, nil, o.json, storeFlag(o.storeOptions))
+	}
 	if err != nil {
 		if run != nil && errors.Is(err, context.Canceled) {
 			fmt.Fprintf(stderr, "policyevolve evolve: abandoned; resume with: %s evolve --resume %s%s\n", self(), run.ID, storeFlag(o.storeOptions))
@@ -258,11 +271,11 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 	}
 	fmt.Fprintf(w, "\nrun %s: %s", run.ID, run.Status)
 	if run.StopReason != "" {
-		fmt.Fprintf(w, " (%s)", run.StopReason)
+		fmt.Fprintf(w, ": %s", run.StopReason)
 	}
-	fmt.Fprintf(w, " after %d iteration(s); %d planner calls, %d LLM calls, $%.4f, %d episodes, %s\n",
-		run.Iterations, run.Usage.Proposals, run.Usage.LLMCalls, run.Usage.Cost, run.Usage.Episodes,
-		(time.Duration(run.Usage.WallSeconds) * time.Second).String())
+	fmt.Fprintf(w, " — %s (%d of %d); %d planner calls, %d LLM calls, $%.4f, %d episodes, %s\n",
+		evolve.IterationsDone(run.Iterations), run.Iterations, cfg.TotalIterations(), run.Usage.Proposals, run.Usage.LLMCalls,
+		run.Usage.Cost, run.Usage.Episodes, (time.Duration(run.Usage.WallSeconds) * time.Second).String())
 	if prof != nil && prof.Total() > 0 {
 		fmt.Fprintf(w, "time in this process, summed over workers: %s\n", prof)
 	}
@@ -288,7 +301,7 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 	}
 	fmt.Fprintf(w, "  %s pool ls --game %s%s\n", self(), cfg.Game, storeArg)
 	fmt.Fprintf(w, "  %s report %s -o %s.html%s\n", self(), run.ID, run.ID, storeArg)
-	if run.Status == store.StatusStopped {
+	if run.Status == store.StatusStopped && !evolve.StoppedByBudget(run) {
 		fmt.Fprintf(w, "  %s evolve --resume %s%s    # carry on\n", self(), run.ID, storeArg)
 	}
 	return nil

@@ -78,19 +78,9 @@ job writes.`, stdout)
 			champ = r.Champion[:12]
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s/%s/%d/%d\t%s\t%d/%d\t%d\t%d\t$%.3f\t%s\t%s\n", r.ID, r.Mode, cfg.Game, mapName(cfg), cfg.Agents, cfg.Steps,
-			status, r.Iterations, iterationsPlanned(cfg), r.Usage.Proposals, r.Usage.LLMCalls, r.Usage.Cost, champ, r.Updated.Local().Format(time.DateTime))
+			status, r.Iterations, cfg.TotalIterations(), r.Usage.Proposals, r.Usage.LLMCalls, r.Usage.Cost, champ, r.Updated.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
-}
-
-// iterationsPlanned is how many iterations a run makes in all (a chain
-// makes the initial one and K refinements; GEPA the seed candidate and K
-// reflections).
-func iterationsPlanned(cfg evolve.JobConfig) int {
-	if cfg.Mode == evolve.ModeChain || cfg.Mode == evolve.ModeGEPA {
-		return cfg.Iterations + 1
-	}
-	return cfg.Iterations
 }
 
 // mapName is the map a run plays: its --map, else its game's paper map.
@@ -238,7 +228,7 @@ and the champion after it.`, stdout)
 	if r := refusals(all); r != "" {
 		fmt.Fprintf(stdout, "\nrefused or failed in the run: %s\n", r)
 	}
-	if run.Status == store.StatusStopped {
+	if run.Status == store.StatusStopped && !evolve.StoppedByBudget(run) {
 		fmt.Fprintf(stdout, "\nresume with: %s evolve --resume %s%s\n", self(), run.ID, storeFlag(o.storeOptions))
 	}
 	return nil
