@@ -42,10 +42,7 @@ func LoadRuns(s *store.Store) (*RunList, error) {
 		row := RunRow{Record: r, Objective: objectiveOf(r.Config)}
 		if json.Unmarshal(r.Config, &row.Config) == nil {
 			row.Config = row.Config.WithDefaults()
-			row.Planned = row.Config.Iterations
-			if row.Config.Mode == evolve.ModeChain || row.Config.Mode == evolve.ModeGEPA {
-				row.Planned++ // the initial policy (or seed candidate) and K refinements
-			}
+			row.Planned = row.Config.TotalIterations()
 		}
 		l.Runs = append(l.Runs, row)
 	}

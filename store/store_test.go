@@ -644,3 +644,28 @@ func TestOpenRefusesADirectory(t *testing.T) {
 		t.Errorf("beside the directory: %v", names)
 	}
 }
+
+// TestOriginDescribe: one phrase per origin; a local round's improve is a
+// refine, with its round.
+func TestOriginDescribe(t *testing.T) {
+	for _, c := range []struct {
+		o             Origin
+		describe, how string
+	}{
+		{Origin{Run: "run-1", Iteration: 0, Sample: 1, Operator: "init", Planner: "grammar"},
+			"init by grammar in run-1 iteration 0", "init by grammar"},
+		{Origin{Run: "run-1", Iteration: 2, Sample: 1 + 2*LocalRoundStride, Operator: "improve", Planner: "grammar", Parents: []string{"854f4141aaaa"}},
+			"refine (local round 2) by grammar in run-1 iteration 2 from 854f4141", "refine (local round 2) by grammar from 854f4141"},
+		{Origin{Run: "run-1", Iteration: 2, Sample: 3, Operator: "improve", Planner: "grammar", Parents: []string{"854f4141aaaa"}},
+			"improve by grammar in run-1 iteration 2 from 854f4141", "improve by grammar from 854f4141"},
+		{Origin{Operator: "import", Planner: "human"}, "import by human", "import by human"},
+		{Origin{}, "unknown", "unknown"},
+	} {
+		if got := c.o.Describe(8); got != c.describe {
+			t.Errorf("Describe(%+v) = %q, want %q", c.o, got, c.describe)
+		}
+		if got := c.o.How(8); got != c.how {
+			t.Errorf("How(%+v) = %q, want %q", c.o, got, c.how)
+		}
+	}
+}

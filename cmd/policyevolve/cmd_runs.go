@@ -98,8 +98,9 @@ func cmdRunsShow(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var o runsOptions
 	fs := newFlagSet("runs show", "RUN_ID [flags]", `
 Show one run: its resolved configuration (as stored; a resumed run uses
-it), its spending, and every iteration with its candidates — what each was
-(operator, planner, parents), what became of it (refused, duplicate,
+it), its spending, and every iteration with its candidates — how each was
+made (as pool show and the report say it: operator — refine for a
+local-refinement round — planner, parents), what became of it (refused, duplicate,
 failed, rejected, promoted), its self-play efficiency, win rate and Elo —
 and the champion after it.`, stdout)
 	o.storeOptions.register(fs)
@@ -114,12 +115,27 @@ and the champion after it.`, stdout)
 	}
 	var run *store.Run
 	var its []store.Iteration
+	origins := map[string]store.Origin{} // of the candidates' policies
 	if err := s.View(func(tx *store.Tx) (err error) {
 		if run, err = tx.Run(id); err != nil {
 			return err
 		}
-		its, err = tx.Iterations(run.ID)
-		return err
+		if its, err = tx.Iterations(run.ID); err != nil {
+			return err
+		}
+		for _, it := range its {
+			for _, c := range it.Candidates {
+				if c.Policy == "" {
+					continue
+				}
+				p, err := tx.Policy(c.Policy)
+				if err != nil {
+					return fmt.Errorf("candidate %.12s: %w", c.Policy, err)
+				}
+				origins[c.Policy] = p.Origin
+			}
+		}
+		return nil
 	}); err != nil {
 		return err
 	}
@@ -159,14 +175,18 @@ and the champion after it.`, stdout)
 			plan[pc.Sample] = pc
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  #\toperator\tplanner\tparents\tstatus\tpolicy\tefficiency\twin rate\tElo\tcalls\t")
+		fmt.Fprintln(tw, "  #\tmade by\tstatus\tpolicy\tefficiency\twin rate\tElo\tcalls\t")
 		for _, pc := range it.Plan {
 			c := it.Candidate(pc.Sample)
 			status, policy, eff, win, elo, calls := "pending", "-", "-", "-", "-", "-"
+			// As planned, until its policy says how it was made (as pool
+			// show and the report say it).
+			made := store.Origin{Operator: pc.Operator, Planner: pc.Planner, Parents: pc.Parents}
 			if c != nil {
 				status, calls = c.Status, fmt.Sprint(c.Usage.Proposals)
 				if c.Policy != "" {
 					policy = c.Policy[:12]
+					made = origins[c.Policy]
 				}
 				if c.Status == store.CandidateEvaluated || c.Status == store.CandidatePromoted || c.Status == store.CandidateRejected {
 					eff = fmt.Sprintf("%.4f", c.Metrics.Efficiency)
@@ -175,12 +195,7 @@ and the champion after it.`, stdout)
 					win, elo = fmt.Sprintf("%.2f", c.WinRate), fmt.Sprintf("%.0f", c.Elo)
 				}
 			}
-			parents := make([]string, len(pc.Parents))
-			for i, p := range pc.Parents {
-				parents[i] = p[:min(8, len(p))]
-			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", pc.Sample, pc.Operator, pc.Planner,
-				orDash(strings.Join(parents, ",")), status, policy, eff, win, elo, calls)
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", pc.Sample, made.How(8), status, policy, eff, win, elo, calls)
 		}
 		tw.Flush()
 		for _, pc := range it.Plan {

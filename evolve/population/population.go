@@ -375,7 +375,7 @@ func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.Pla
 		if best.Status != store.StatusOK || m.run.Stopping() || m.run.Budget(c.Usage) != "" {
 			break
 		}
-		out, err := m.run.Propose(ctx, it, pc, pc.Sample+1000*round, search.Request{Op: planner.OpImprove, Parent: c.Policy})
+		out, err := m.run.Propose(ctx, it, pc, pc.Sample+store.LocalRoundStride*round, search.Request{Op: planner.OpImprove, Parent: c.Policy})
 		if err != nil {
 			return nil, err
 		}
