@@ -60,7 +60,7 @@ func editDistance(a, b string) int {
 	return prev[len(rb)]
 }
 
-// mapKeys returns the names of a command table.
-func mapKeys(cmds map[string]command) []string {
-	return slices.Collect(maps.Keys(cmds))
+// mapKeys returns the keys of a table (commands, flags' values).
+func mapKeys[V any](m map[string]V) []string {
+	return slices.Collect(maps.Keys(m))
 }
