@@ -17,6 +17,7 @@ import (
 	"policyevolve/evolve"
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/planner"
+	"policyevolve/llm"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -84,7 +85,7 @@ func digest(t *testing.T, s *store.Store, run *store.Run, env episode.Env) strin
 func TestRemoteRunIsTheLocalRun(t *testing.T) {
 	cfg := evolve.JobConfig{Mode: evolve.ModePopulation, Game: "gathering", Map: "small", Agents: 4, Steps: 100, Seed: 7,
 		EvalSeeds: []uint64{0, 1}, Iterations: 1, Candidates: 2, LocalRounds: evolve.On(1), Workers: 2}
-	pl := func(spec, run string) (planner.Planner, error) {
+	pl := func(spec, run string, _ llm.Gate) (planner.Planner, error) {
 		return &planner.GrammarPlanner{PopSize: 4, Generations: 1}, nil
 	}
 	env, err := episode.ResolveEnv(cfg.Game, cfg.Map, cfg.Agents, cfg.Steps)

@@ -63,17 +63,20 @@ func (d *dedupe) add(p *store.Policy) {
 	}
 }
 
-// screen refuses a source already written by someone other than the
-// candidate itself (a resumed candidate proposing again what it proposed
-// before the interruption is not a duplicate of itself).
+// screen refuses a source written before the candidate's iteration: by
+// an earlier iteration of the run, or a member of its pool. What the
+// iteration's own candidates write is not screened: they are proposed at
+// once (--planner-concurrency), and which of two equal policies came
+// first would depend on the order their calls finished, so that a seed
+// would no longer give one result. (A resumed candidate proposing again
+// what it proposed before the interruption is not a duplicate either.)
 func (d *dedupe) screen(self store.Origin) func(context.Context, []byte) error {
 	return func(_ context.Context, src []byte) error {
 		id := planner.NormalizedID(src)
 		d.mu.Lock()
 		e, ok := d.seen[id]
 		d.mu.Unlock()
-		if !ok || (e.origin.Run == self.Run && e.origin.Run != "" && e.origin.Iteration == self.Iteration &&
-			e.origin.Sample == self.Sample && e.origin.Operator == self.Operator) {
+		if !ok || (e.origin.Run == self.Run && e.origin.Run != "" && e.origin.Iteration >= self.Iteration) {
 			return nil
 		}
 		return fmt.Errorf("%w: it is the same as policy %.12s already in the store (once formatting, comments and the names of locals are set aside)",

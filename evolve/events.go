@@ -37,14 +37,14 @@ type Event struct {
 	Iterations int       `json:"iterations"`
 	Completed  int       `json:"completed"`
 	// Planned: how many candidates the iteration plans (iteration).
-	Planned    int              `json:"planned,omitempty"`
-	Phase      string           `json:"phase,omitempty"`
-	Candidate  *store.Candidate `json:"candidate,omitempty"`
-	Champion   string           `json:"champion,omitempty"`
-	Best       *store.Metrics   `json:"best,omitempty"`
-	BestElo    float64          `json:"best_elo,omitempty"`
-	Usage      store.RunUsage   `json:"usage"`
-	Message    string           `json:"message,omitempty"`
+	Planned   int              `json:"planned,omitempty"`
+	Phase     string           `json:"phase,omitempty"`
+	Candidate *store.Candidate `json:"candidate,omitempty"`
+	Champion  string           `json:"champion,omitempty"`
+	Best      *store.Metrics   `json:"best,omitempty"`
+	BestElo   float64          `json:"best_elo,omitempty"`
+	Usage     store.RunUsage   `json:"usage"`
+	Message   string           `json:"message,omitempty"`
 	// Profile is where the time went: in the iteration (iteration-done),
 	// in the whole job (done, stopped).
 	Profile *timing.Totals `json:"profile,omitempty"`

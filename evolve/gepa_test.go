@@ -108,7 +108,7 @@ func gepaJob(t *testing.T, path string, p planner.GuidedPlanner) *Job {
 	t.Helper()
 	j := newJobAt(t, path, gepaConfig())
 	j.Config.Planners = []string{p.Name()}
-	j.Planner = func(spec, run string) (planner.Planner, error) { return p, nil }
+	j.Planner = func(spec, run string, _ llm.Gate) (planner.Planner, error) { return p, nil }
 	return j
 }
 
@@ -283,7 +283,7 @@ func TestGEPABudgetAndRefusals(t *testing.T) {
 	}
 
 	plain := gepaJob(t, filepath.Join(t.TempDir(), "plain.db"), newRecordingPlanner())
-	plain.Planner = func(spec, run string) (planner.Planner, error) {
+	plain.Planner = func(spec, run string, _ llm.Gate) (planner.Planner, error) {
 		return struct{ planner.Planner }{newRecordingPlanner()}, nil
 	}
 	if _, err := plain.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "cannot write under strategy guidance") {
@@ -355,7 +355,7 @@ func TestGEPAWithLLMReplay(t *testing.T) {
 	j := newJob(t, cfg)
 	spec := "llm:replay:" + answers
 	j.Config.Planners = []string{spec}
-	j.Planner = func(_, run string) (planner.Planner, error) {
+	j.Planner = func(_, run string, _ llm.Gate) (planner.Planner, error) {
 		return evolvetest.PlannerFor(t, &arena.Arena{Store: j.Store}, "replay:"+answers, run), nil
 	}
 	run, err := j.Run(context.Background())

@@ -13,6 +13,7 @@ import (
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/timing"
+	"policyevolve/llm"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -33,11 +34,13 @@ type Job struct {
 	Store   *store.Store
 	Sandbox *sandbox.Sandbox
 	// Planner returns the planner a spec of Config.Planners names, for
-	// the run (whose id scopes its LLM ledger).
-	Planner func(spec, run string) (planner.Planner, error)
+	// the run (whose id scopes its LLM ledger); its LLM calls pass gate,
+	// which holds them to the run's cost and token budgets
+	// (llm.Config.Gate).
+	Planner PlannerFunc
 	// Critic returns the critic that writes reflections for the run (nil,
-	// or a nil Critic: the analytic critic).
-	Critic func(run string) (critic.Critic, error)
+	// or a nil Critic: the analytic critic); its LLM calls pass gate too.
+	Critic func(run string, gate llm.Gate) (critic.Critic, error)
 	// Events receives the job's events (discarded when nil).
 	Events Reporter
 	// Log receives one line per notable step (discarded when nil).
@@ -52,6 +55,7 @@ type Job struct {
 	arena    *arena.Arena
 	critic   critic.Critic
 	planners map[string]planner.Planner
+	gate     *gate
 	dedupe   *dedupe
 	mu       sync.Mutex // guards run and started: candidates are proposed concurrently
 	run      *store.Run
@@ -75,6 +79,9 @@ func (j *Job) Activity() (plannerCalls, episodes int) {
 	}
 	return int(j.proposed.Load()), episodes
 }
+
+// PlannerFunc builds the planner a spec names for a run (Job.Planner).
+type PlannerFunc func(spec, run string, gate llm.Gate) (planner.Planner, error)
 
 // Profile returns where the job's time has gone so far (zero before Run).
 func (j *Job) Profile() timing.Totals { return j.profile.Snapshot() }
@@ -112,9 +119,12 @@ func (j *Job) tally(tx *store.Tx) error {
 	if err != nil {
 		return err
 	}
-	u.LLMCalls, u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.Cost = 0, 0, 0, 0, 0
+	u.LLMCalls, u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.Cost, u.UnpricedCalls = 0, 0, 0, 0, 0, 0
 	for _, c := range calls {
 		u.LLMCalls++
+		if c.Unpriced {
+			u.UnpricedCalls++
+		}
 		u.InputTokens += c.TokensIn
 		u.OutputTokens += c.TokensOut
 		u.ReasoningTokens += c.TokensReasoning

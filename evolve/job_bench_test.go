@@ -9,6 +9,7 @@ import (
 	"policyevolve/evolve/internal/evolvetest"
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/timing"
+	"policyevolve/llm"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -37,7 +38,7 @@ func BenchmarkPopulationIteration(b *testing.B) {
 					b.Fatal(err)
 				}
 				j := &Job{Store: s, Sandbox: sb, Config: JobConfig{Game: game, Iterations: 2, LocalRounds: On(1), Seed: 1},
-					Planner: func(string, string) (planner.Planner, error) { return &planner.GrammarPlanner{}, nil }}
+					Planner: func(string, string, llm.Gate) (planner.Planner, error) { return &planner.GrammarPlanner{}, nil }}
 				var first time.Time // the first iteration's end
 				j.Events = ReporterFunc(func(e Event) {
 					switch {

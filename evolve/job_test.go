@@ -17,6 +17,7 @@ import (
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/timing"
 	"policyevolve/internal/storetest"
+	"policyevolve/llm"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -38,7 +39,7 @@ func newJobAt(t *testing.T, path string, cfg JobConfig) *Job {
 	return &Job{Config: cfg, Store: s, Sandbox: sb, Planner: grammarOnly}
 }
 
-func grammarOnly(spec, run string) (planner.Planner, error) {
+func grammarOnly(spec, run string, _ llm.Gate) (planner.Planner, error) {
 	return &planner.GrammarPlanner{PopSize: 4, Generations: 1}, nil
 }
 
@@ -96,12 +97,21 @@ func TestPopulationJob(t *testing.T) {
 
 func TestChainJob(t *testing.T) {
 	j := newJob(t, tinyConfig(ModeChain))
+	var events []Event
+	j.Events = ReporterFunc(func(e Event) { events = append(events, e) })
 	run, err := j.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if run.Status != store.StatusDone || run.Iterations != 3 || run.Champion == "" {
 		t.Fatalf("run %+v", run)
+	}
+	// The events count the chain's iterations (K refinements after the
+	// first: K+1), so progress never reads "iteration 3/2".
+	for _, e := range events {
+		if e.Iterations != 3 {
+			t.Fatalf("%s event counts %d iterations, want 3", e.Kind, e.Iterations)
+		}
 	}
 }
 

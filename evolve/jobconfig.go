@@ -86,8 +86,10 @@ type JobConfig struct {
 	// environment's shared one (compare starts every search from scratch).
 	PoolTag string `json:"pool_tag,omitempty"`
 	// Workers bounds the episodes played at once (default: the CPUs);
-	// PlannerConcurrency the planner calls at once (default 1). Neither
-	// changes the results.
+	// PlannerConcurrency the candidates proposed at once (default: the
+	// candidates per iteration with an LLM planner and no planner-call
+	// budget, else 1). Neither changes the results (but for which calls
+	// a cost or token budget stops).
 	Workers            int `json:"workers"`
 	PlannerConcurrency int `json:"planner_concurrency"`
 	// Budgets: the job stops cleanly when one is reached (0: none).
@@ -104,6 +106,25 @@ type JobConfig struct {
 	// repeat (they are part of every request's identity); no key is ever
 	// stored, only the name of the variable that holds it.
 	LLM map[string]string `json:"llm,omitempty"`
+	// Endpoints say how the LLM planners' models are reached, by spec
+	// ("openai:NAME"), for a model reached otherwise than LLM's shared
+	// settings say. A resumed run may change them, and nothing else
+	// (they change no answer); the change is stored.
+	Endpoints map[string]Endpoint `json:"endpoints,omitempty"`
+}
+
+// Endpoint is how one model is reached. No key is ever stored, only the
+// name of the variable that holds it.
+type Endpoint struct {
+	BaseURL string        `json:"base_url,omitempty"`
+	KeyEnv  string        `json:"key_env,omitempty"`
+	Timeout time.Duration `json:"timeout,omitempty"` // one attempt of a call
+	Retries int           `json:"retries,omitempty"` // attempts per call
+	// Identity is the server the model's requests are identified by in
+	// the ledger, once the run moved it: the server of its first calls,
+	// so that the run still finds the answers recorded there ("": the
+	// server called).
+	Identity string `json:"identity,omitempty"`
 }
 
 // Defaults, with the reasons for them.
@@ -173,12 +194,24 @@ func (c JobConfig) WithDefaults() JobConfig {
 	}
 	if c.PlannerConcurrency <= 0 {
 		c.PlannerConcurrency = 1
+		// An LLM call takes seconds to minutes: the candidates of an
+		// iteration are proposed at once, so that an iteration takes as
+		// long as its longest candidate's calls rather than all of them
+		// in a row. Not under a planner-call budget: which candidates it
+		// stops would depend on the order calls finish, and a comparison
+		// (whose budget is in planner calls) must come out the same.
+		if c.MaxPlannerCalls == 0 && slices.ContainsFunc(c.Planners, isLLM) {
+			c.PlannerConcurrency = c.Candidates
+		}
 	}
 	if c.Critic == "" {
 		c.Critic = "analytic"
 	}
 	return c
 }
+
+// isLLM reports whether a planner spec names an LLM planner.
+func isLLM(spec string) bool { return strings.HasPrefix(spec, "llm:") }
 
 // Validate reports a configuration that cannot run, in a sentence.
 func (c JobConfig) Validate() error {

@@ -7,6 +7,7 @@ import (
 
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/search"
+	"policyevolve/llm"
 	"policyevolve/store"
 )
 
@@ -86,6 +87,11 @@ func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.Planned
 	}
 	if out != nil {
 		j.proposed.Add(int64(len(out.Attempts)))
+	}
+	if errors.Is(err, llm.ErrNotAdmitted) {
+		// A call before the planner's (the LLM critic's) that the budget
+		// does not admit ends the request like the planner's own.
+		return &planner.Outcome{Stopped: err}, nil
 	}
 	if err != nil {
 		return out, err

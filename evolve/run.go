@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"policyevolve/critic"
@@ -26,12 +27,14 @@ var ErrRunDone = errors.New("the run is done")
 // budget is reached, or Stop is called; it returns the run as stored. A
 // cancelled context abandons the step in flight: the run stays resumable.
 func (j *Job) Run(ctx context.Context) (*store.Run, error) {
-	if err := j.open(ctx); err != nil {
+	how, err := j.open(ctx)
+	if err != nil {
 		return nil, err
 	}
 	defer j.arena.Close()
 	mode, err := j.mode()
 	if err == nil {
+		j.emit(Event{Kind: EventStarted, Iteration: j.run.Iterations - 1, Message: how})
 		err = j.iterate(ctx, mode)
 	}
 	return j.finish(err)
@@ -62,8 +65,9 @@ func (j *Job) iterate(ctx context.Context, mode search.Mode) error {
 	return nil
 }
 
-// open creates or loads the run and prepares the job's parts.
-func (j *Job) open(ctx context.Context) error {
+// open creates or loads the run and prepares the job's parts; it says
+// which it did, in words for the started event.
+func (j *Job) open(ctx context.Context) (string, error) {
 	j.started = time.Now()
 	if j.Events == nil {
 		j.Events = noReporter{}
@@ -74,26 +78,36 @@ func (j *Job) open(ctx context.Context) error {
 			j.run, err = tx.Run(j.RunID)
 			return err
 		}); err != nil {
-			return err
+			return "", err
 		}
 		if j.run.Status == store.StatusDone {
-			return fmt.Errorf("%w: %s finished with %s", ErrRunDone, j.RunID, IterationsDone(j.run.Iterations))
+			return "", fmt.Errorf("%w: %s finished with %s", ErrRunDone, j.RunID, IterationsDone(j.run.Iterations))
 		}
 		var cfg JobConfig
 		if err := json.Unmarshal(j.run.Config, &cfg); err != nil {
-			return fmt.Errorf("run %s: its configuration does not read: %w", j.RunID, err)
+			return "", fmt.Errorf("run %s: its configuration does not read: %w", j.RunID, err)
 		}
-		// The stored configuration decides, except how fast to go.
+		// The stored configuration decides, except how fast to go and
+		// where the models are served (a move is stored: the next resume
+		// goes there too).
 		cfg.Workers, cfg.PlannerConcurrency = j.Config.Workers, j.Config.PlannerConcurrency
+		if j.Config.Endpoints != nil && !maps.Equal(cfg.Endpoints, j.Config.Endpoints) {
+			cfg.Endpoints = j.Config.Endpoints
+			raw, err := json.Marshal(cfg)
+			if err != nil {
+				return "", err
+			}
+			j.run.Config = raw
+		}
 		j.Config = cfg
 	}
 	j.Config = j.Config.WithDefaults()
 	if err := j.Config.Validate(); err != nil {
-		return err
+		return "", err
 	}
 	env, err := episode.ResolveEnv(j.Config.Game, j.Config.Map, j.Config.Agents, j.Config.Steps)
 	if err != nil {
-		return err
+		return "", err
 	}
 	j.env = env
 	j.profile = timing.NewProfile(j.Store)
@@ -102,48 +116,49 @@ func (j *Job) open(ctx context.Context) error {
 		Executor: j.Executor}
 	j.played.Store(j.arena)
 	if j.dedupe, err = loadDedupe(j.Store, j.RunID, j.arena.GlobalPool()); err != nil {
-		return err
+		return "", err
 	}
 	if j.Config.Mode == ModePopulation {
 		if err := j.arena.EnsureBaselines(ctx); err != nil {
-			return err
+			return "", err
 		}
 	}
 	if !resumed {
 		raw, err := json.Marshal(j.Config)
 		if err != nil {
-			return err
+			return "", err
 		}
 		j.run = &store.Run{Mode: j.Config.Mode, Config: raw, Seed: j.Config.Seed, Status: store.StatusRunning}
 		if err := j.Store.Update(func(tx *store.Tx) error { return tx.CreateRun(j.run) }); err != nil {
-			return err
+			return "", err
 		}
 		j.RunID = j.run.ID
 	} else {
 		j.run.Status, j.run.StopReason, j.run.Stop, j.run.Error = store.StatusRunning, "", "", ""
 		if err := j.saveRun(); err != nil {
-			return err
+			return "", err
 		}
 	}
-	// Planners and critic know the run: it scopes their LLM ledger.
+	// Planners and critic know the run: it scopes their LLM ledger, and
+	// its budgets gate their calls.
+	j.gate = &gate{j: j}
 	if err := j.parts(); err != nil {
 		j.run.Status, j.run.Error = store.StatusFailed, err.Error()
 		j.saveRun()
-		return err
+		return "", err
 	}
 	how := fmt.Sprintf("new run of %d iterations (%s)", j.Config.TotalIterations(), iterationSpan(0, j.Config.TotalIterations()))
 	if resumed {
 		how = fmt.Sprintf("resumed with %s; next, iteration %d of 0–%d", IterationsDone(j.run.Iterations), j.run.Iterations, j.Config.TotalIterations()-1)
 	}
-	j.emit(Event{Kind: EventStarted, Iteration: j.run.Iterations - 1, Message: how})
-	return nil
+	return how, nil
 }
 
 // parts builds the planners and the critic of the run.
 func (j *Job) parts() error {
 	j.critic = critic.Analytic{}
 	if j.Critic != nil {
-		c, err := j.Critic(j.RunID)
+		c, err := j.Critic(j.RunID, j.gate)
 		if err != nil {
 			return fmt.Errorf("critic: %w", err)
 		}
@@ -156,7 +171,7 @@ func (j *Job) parts() error {
 		if j.Planner == nil {
 			return errors.New("job: no way to build planners")
 		}
-		p, err := j.Planner(spec, j.RunID)
+		p, err := j.Planner(spec, j.RunID, j.gate)
 		if err != nil {
 			return fmt.Errorf("planner %s: %w", spec, err)
 		}

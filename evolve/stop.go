@@ -54,10 +54,13 @@ func (j *Job) budgetReached() string {
 // not stored yet (a candidate between its local rounds); a budget reached
 // is recorded as why the run stops. Candidates proposed at once
 // (--planner-concurrency) do not see each other's pending calls, so they
-// may overshoot a budget by one request each.
-func (j *Job) budgetWith(pending store.RunUsage) string {
+// may overshoot the planner-call budget by one proposal each; the cost
+// and token budgets hold call by call (the gate, budget.go). Its error
+// (the usage could not be read) stops the run: a budget that cannot be
+// checked is not taken for one that is not reached.
+func (j *Job) budgetWith(pending store.RunUsage) (string, error) {
 	if err := j.refreshUsage(); err != nil {
-		return ""
+		return "", fmt.Errorf("check the budgets: %w", err)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -68,7 +71,7 @@ func (j *Job) budgetWith(pending store.RunUsage) string {
 	if reason != "" {
 		j.stopFor(store.StopBudget, reason)
 	}
-	return reason
+	return reason, nil
 }
 
 // shouldStop says whether to stop before the next step: a reason is

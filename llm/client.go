@@ -14,10 +14,13 @@ type Client struct {
 	provider string
 	model    string
 	baseURL  string // recorded: no credentials
-	settings Settings
-	key      string // the API key, kept only to be redacted
-	b        backend
-	now      func() time.Time
+	// identityURL is the server named in every request's key: the
+	// IdentityURL configured, else baseURL.
+	identityURL string
+	settings    Settings
+	key         string // the API key, kept only to be redacted
+	b           backend
+	now         func() time.Time
 }
 
 // backend is one way of asking a model.
@@ -63,6 +66,10 @@ func New(cfg Config) (*Client, error) {
 	default:
 		err = c.newHTTP()
 	}
+	c.identityURL = c.baseURL
+	if cfg.IdentityURL != "" {
+		c.identityURL = strings.TrimSuffix(cfg.IdentityURL, "/")
+	}
 	var ae *APIError
 	if errors.As(err, &ae) {
 		return nil, err // names the model already
@@ -88,21 +95,28 @@ func (c *Client) Settings() Settings { return c.settings }
 func (c *Client) BaseURL() string { return c.baseURL }
 
 // Generate asks the model. With a Recorder, a request recorded before in
-// its scope is answered from it without a call; otherwise the call is
-// made and recorded (whatever its outcome) before the answer is
-// returned. A failure is an *APIError, or the context's error when ctx
-// was cancelled or ran out.
+// its scope is answered from it without a call; otherwise, once the Gate
+// (if any) admits it, the call is made and, if it reached a server,
+// recorded (whatever its outcome) before the answer is returned: a call
+// that never left (the server refused the connection, say) cost nothing
+// and leaves no record. A failure is an *APIError, an error wrapping
+// ErrNotAdmitted (the Gate refused: nothing was sent), the Gate's or the
+// Recorder's error, or the context's error when ctx was cancelled or ran
+// out.
 func (c *Client) Generate(ctx context.Context, r Request) (*Response, error) {
-	key := RequestKey(c.provider, c.model, c.baseURL, c.settings, r)
-	if rec := c.cfg.Recorder; rec != nil {
-		call, err := rec.Lookup(ctx, key)
+	if err := checkTurns(r.Turns); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Name(), err)
+	}
+	key := c.requestKey(r)
+	if resp, err := c.lookup(ctx, key); resp != nil || err != nil {
+		return resp, err
+	}
+	if g := c.cfg.Gate; g != nil {
+		release, err := g.Admit(ctx, c.Worst(r))
 		if err != nil {
-			return nil, fmt.Errorf("llm ledger: %w", err)
+			return nil, fmt.Errorf("%s: %w", c.Name(), err)
 		}
-		if call != nil {
-			return &Response{Text: call.Answer, Thinking: call.Thinking, Usage: call.Usage, Latency: call.Latency,
-				Attempts: call.Attempts, CallID: call.ID, Cached: true}, nil
-		}
+		defer release()
 	}
 	sctx, st := withState(ctx)
 	start := c.now()
@@ -110,6 +124,15 @@ func (c *Client) Generate(ctx context.Context, r Request) (*Response, error) {
 	latency := c.now().Sub(start)
 	if err == nil && strings.TrimSpace(res.text) == "" {
 		err = &APIError{Kind: ErrEmptyAnswer, Hint: "the model may have spent its max tokens on reasoning"}
+		st.mu.Lock()
+		sn := st.stream
+		st.mu.Unlock()
+		if sn != nil {
+			if ok, head := sn.readable(); !ok {
+				err = &APIError{Kind: ErrMalformed, Detail: fmt.Sprintf("the server did not stream: its reply held no readable event (it began %q)", oneLine(head, 120)),
+					Hint: "is the server at " + c.baseURL + " one that streams? try without --llm-stream"}
+			}
+		}
 	}
 	if err != nil {
 		err = c.classify(ctx, err, st)
@@ -119,7 +142,7 @@ func (c *Client) Generate(ctx context.Context, r Request) (*Response, error) {
 		usage.Cost, usage.Priced = price.Cost(usage), true
 	}
 	st.mu.Lock()
-	attempts := max(st.attempts, 1)
+	attempts, sent := max(st.attempts, 1), st.sent
 	st.mu.Unlock()
 	call := &Call{Key: key, Provider: c.provider, Model: c.model, BaseURL: c.baseURL, Settings: c.settings,
 		Request: r, Answer: c.redact(res.text), Thinking: c.redact(res.thinking), Usage: usage,
@@ -127,7 +150,7 @@ func (c *Client) Generate(ctx context.Context, r Request) (*Response, error) {
 	if err != nil {
 		call.Err = err.Error()
 	}
-	if rec := c.cfg.Recorder; rec != nil {
+	if rec := c.cfg.Recorder; rec != nil && sent {
 		// Recorded even when ctx was cancelled: the call may have cost.
 		if rerr := rec.Record(context.WithoutCancel(ctx), call); rerr != nil {
 			return nil, fmt.Errorf("llm ledger: %w", rerr)
@@ -138,6 +161,37 @@ func (c *Client) Generate(ctx context.Context, r Request) (*Response, error) {
 	}
 	return &Response{Text: call.Answer, Thinking: call.Thinking, Usage: usage, Latency: latency,
 		Attempts: attempts, CallID: call.ID}, nil
+}
+
+// Recorded returns the answer the Recorder holds for r, or nil (nil too
+// without a Recorder): it never calls the model. A caller that asked the
+// same question in another form before (a run recorded before fix
+// requests were conversations) finds its answer so.
+func (c *Client) Recorded(ctx context.Context, r Request) (*Response, error) {
+	return c.lookup(ctx, c.requestKey(r))
+}
+
+// requestKey is r's RequestKey, under the server the Client's requests are
+// identified by.
+func (c *Client) requestKey(r Request) string {
+	return RequestKey(c.provider, c.model, c.identityURL, c.settings, r)
+}
+
+// lookup answers from the Recorder, if it holds key.
+func (c *Client) lookup(ctx context.Context, key string) (*Response, error) {
+	rec := c.cfg.Recorder
+	if rec == nil {
+		return nil, nil
+	}
+	call, err := rec.Lookup(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("llm ledger: %w", err)
+	}
+	if call == nil {
+		return nil, nil
+	}
+	return &Response{Text: call.Answer, Thinking: call.Thinking, Usage: call.Usage, Latency: call.Latency,
+		Attempts: call.Attempts, CallID: call.ID, Cached: true}, nil
 }
 
 // classify turns a backend's error into an *APIError with the key

@@ -256,8 +256,11 @@ func TestPrices(t *testing.T) {
 	if pr, ok := p.Lookup(OpenAI, "gpt-5-mini"); !ok || pr.Input != 0.25 {
 		t.Errorf("gpt-5-mini: %v %v (the longer key must win)", pr, ok)
 	}
-	if _, ok := p.Lookup(Ollama, "qwen3"); ok {
-		t.Error("ollama priced")
+	if pr, ok := p.Lookup(Ollama, "qwen3"); !ok || pr != (Price{}) {
+		t.Errorf("ollama: %v %v, want free (a local model)", pr, ok)
+	}
+	if _, ok := p.Lookup(Exec, "claude -p"); ok {
+		t.Error("a command priced")
 	}
 	if got := (Price{Input: 2, Output: 10}).Cost(Usage{InputTokens: 1e6, OutputTokens: 5e5}); got != 7 {
 		t.Errorf("cost %v, want 7", got)

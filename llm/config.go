@@ -34,6 +34,11 @@ type Config struct {
 	// http://localhost:8000/v1; ollama: http://host:11434). Empty: the
 	// provider's own.
 	BaseURL string
+	// IdentityURL is the server a request's identity names (RequestKey):
+	// empty, the one called (BaseURL resolved). A run that moves a model
+	// to another server keeps here the server of its first calls, so that
+	// it still finds the answers it recorded.
+	IdentityURL string
 	// KeyEnv names the environment variable holding the API key, instead
 	// of the provider's usual one.
 	KeyEnv string
@@ -60,6 +65,12 @@ type Config struct {
 	// Recorder writes every call and answers repeated requests; nil
 	// records nothing and caches nothing.
 	Recorder Recorder
+	// Gate admits each call before it is sent (a run's budgets); nil
+	// admits all.
+	Gate Gate
+	// Throttle paces the calls to the server, shared by the Clients that
+	// call it (a 429 slows them all); nil: the Client has its own.
+	Throttle *Throttle
 	// Getenv reads the environment; nil: os.Getenv. Tests set it.
 	Getenv func(string) string
 	// Transport carries the HTTP requests under the retries; nil: a clone
@@ -83,6 +94,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Transport == nil {
 		c.Transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	if c.Throttle == nil {
+		c.Throttle = NewThrottle(0)
 	}
 }
 

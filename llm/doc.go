@@ -22,8 +22,17 @@
 // named by Config.KeyEnv) and never leave the Client: errors and recorded
 // calls have the key replaced by "[redacted]".
 //
+// A Request is a system message and a user message, or a conversation
+// that goes on from them (Turns: the model's answer, the user's reply…):
+// a planner's fix request shows the model its failed answer.
+//
 // The package knows nothing of the store: a Recorder, handed in by the
-// caller, writes every call before its answer is returned, and answers a
-// request identical to one it recorded (same provider, server, model,
-// settings, messages and sample index) without a call.
+// caller, writes every call that reached a server before its answer is
+// returned, and answers a request identical to one it recorded (same
+// provider, server, model, settings, messages and sample index) without a
+// call. The server a request is identified by may be another than the
+// one called (Config.IdentityURL: a run that moved its model). A Gate,
+// handed in too, admits each call before it is sent, told its worst case
+// (Client.Worst): a run's budgets. A Throttle, shared by the Clients of
+// one server, makes a 429 slow them all.
 package llm

@@ -11,11 +11,17 @@ import (
 )
 
 // execBackend runs a command for each call ("exec:COMMAND", through
-// sh -c): the prompt on its standard input — the system message, a line
-// "---", then the user message — and the answer on its standard output.
-// It suits command-line clients such as `claude -p` or `llm`. The command
-// inherits the environment (its own keys are its business) and reports no
-// usage.
+// sh -c): the prompt on its standard input (ExecInput) and the answer on
+// its standard output. It suits command-line clients such as `claude -p`
+// or `llm`. The command inherits the environment (its own keys are its
+// business) and reports no usage.
+//
+// The command runs in a process group of its own, which is killed whole
+// when the call ends: on its timeout, when the caller's context is
+// cancelled (Ctrl-C), and after the command exits, so that nothing it
+// started outlives the call. Being in its own group, it does not get the
+// terminal's Ctrl-C itself: the caller decides (the first Ctrl-C of a run
+// lets calls in flight finish).
 type execBackend struct {
 	command string
 	timeout time.Duration
@@ -25,19 +31,48 @@ type execBackend struct {
 // exec: command's standard input.
 const ExecSeparator = "\n\n---\n\n"
 
+// Separators before each further turn of a conversation on an exec:
+// command's standard input: the model's earlier answer, the user's reply.
+const (
+	ExecAssistantSeparator = "\n\n--- your answer ---\n\n"
+	ExecUserSeparator      = "\n\n--- reply ---\n\n"
+)
+
+// ExecInput is what an exec: command reads on its standard input for r:
+// the system message, ExecSeparator and the user message; then, for a
+// conversation, each turn after its separator (ExecAssistantSeparator or
+// ExecUserSeparator).
+func ExecInput(r Request) string {
+	var b strings.Builder
+	if r.System != "" {
+		b.WriteString(r.System + ExecSeparator)
+	}
+	b.WriteString(r.Prompt)
+	for _, t := range r.Turns {
+		if t.Role == RoleAssistant {
+			b.WriteString(ExecAssistantSeparator)
+		} else {
+			b.WriteString(ExecUserSeparator)
+		}
+		b.WriteString(t.Text)
+	}
+	return b.String()
+}
+
 func (b *execBackend) generate(ctx context.Context, r Request) (result, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", b.command)
-	in := r.Prompt
-	if r.System != "" {
-		in = r.System + ExecSeparator + r.Prompt
-	}
-	cmd.Stdin = strings.NewReader(in)
+	ownGroup(cmd)
+	cmd.Stdin = strings.NewReader(ExecInput(r))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &limitWriter{w: &errb, n: 64 << 10}
 	cmd.WaitDelay = 2 * time.Second
+	if st := stateOf(ctx); st != nil {
+		st.markSent() // whatever the command does may cost
+	}
 	err := cmd.Run()
+	killGroup(cmd) // what it left running in the background
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			return result{}, &APIError{Kind: ErrTimeout, Detail: fmt.Sprintf("the command ran over %v", b.timeout)}

@@ -45,25 +45,49 @@ func (c *Client) keyEnvName() string {
 	return ""
 }
 
+// defaultURL is the provider's own server ("" for exec and replay).
+func defaultURL(provider string, getenv func(string) string) string {
+	switch provider {
+	case OpenAI:
+		return openAIURL
+	case Anthropic:
+		return anthropicURL
+	case Google:
+		return googleURL
+	case Ollama:
+		if h := getenv("OLLAMA_HOST"); h != "" {
+			if !strings.Contains(h, "://") {
+				h = "http://" + h
+			}
+			return h
+		}
+		return ollamaURL
+	}
+	return ""
+}
+
+// ServerURL is the server a Client of provider with this BaseURL calls,
+// as the Client records it (no credentials): baseURL, else the
+// provider's own ($OLLAMA_HOST for Ollama, read with getenv). "" for
+// exec: and replay:.
+func ServerURL(provider, baseURL string, getenv func(string) string) (string, error) {
+	if provider == Exec || provider == Replay {
+		return "", nil
+	}
+	raw := baseURL
+	if raw == "" {
+		raw = defaultURL(provider, getenv)
+	}
+	u, err := checkBaseURL(raw)
+	if err != nil {
+		return "", err
+	}
+	return publicURL(u), nil
+}
+
 // newHTTP sets up a langchaingo client over the shared transport.
 func (c *Client) newHTTP() error {
-	var def string
-	switch c.provider {
-	case OpenAI:
-		def = openAIURL
-	case Anthropic:
-		def = anthropicURL
-	case Google:
-		def = googleURL
-	case Ollama:
-		def = ollamaURL
-		if h := c.cfg.Getenv("OLLAMA_HOST"); h != "" {
-			def = h
-			if !strings.Contains(def, "://") {
-				def = "http://" + def
-			}
-		}
-	}
+	def := defaultURL(c.provider, c.cfg.Getenv)
 	raw := c.cfg.BaseURL
 	// custom: a server other than the provider's own (an OpenAI-compatible
 	// one, a proxy), whose abilities we do not know.
@@ -97,13 +121,13 @@ func (c *Client) newHTTP() error {
 		return err
 	}
 	tr := &transport{base: c.cfg.Transport, retry: c.cfg.Retry, timeout: c.cfg.Timeout,
-		patch: patchFor(c.provider, c.settings, custom), now: time.Now}
+		patch: patchFor(c.provider, c.settings, custom), stream: c.settings.Stream, throttle: c.cfg.Throttle, now: time.Now}
 	if c.provider == Ollama && c.key != "" {
 		tr.header = http.Header{"Authorization": {"Bearer " + c.key}}
 	}
 	hc := &http.Client{Transport: tr}
 
-	lb := &lcBackend{opts: []llms.CallOption{llms.WithModel(c.model)}}
+	lb := &lcBackend{opts: []llms.CallOption{llms.WithModel(c.model)}, tr: tr}
 	if c.settings.Stream {
 		lb.opts = append(lb.opts, llms.WithStreamingFunc(func(context.Context, []byte) error { return nil }))
 	}
@@ -132,7 +156,11 @@ func (c *Client) newHTTP() error {
 type lcBackend struct {
 	model llms.Model
 	opts  []llms.CallOption
+	tr    *transport
 }
+
+// transport is the HTTP transport under the model (tests set its clock).
+func (b *lcBackend) transport() *transport { return b.tr }
 
 func (b *lcBackend) generate(ctx context.Context, r Request) (result, error) {
 	var msgs []llms.MessageContent
@@ -140,6 +168,13 @@ func (b *lcBackend) generate(ctx context.Context, r Request) (result, error) {
 		msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeSystem, r.System))
 	}
 	msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeHuman, r.Prompt))
+	for _, t := range r.Turns {
+		role := llms.ChatMessageTypeHuman
+		if t.Role == RoleAssistant {
+			role = llms.ChatMessageTypeAI
+		}
+		msgs = append(msgs, llms.TextParts(role, t.Text))
+	}
 	resp, err := b.model.GenerateContent(ctx, msgs, b.opts...)
 	if errors.Is(err, openai.ErrEmptyResponse) || errors.Is(err, anthropic.ErrEmptyResponse) ||
 		errors.Is(err, ollama.ErrEmptyResponse) {

@@ -20,7 +20,8 @@ type Prices map[string]Price
 
 // DefaultPrices is the built-in table: list prices of the providers'
 // current models as of late 2025, standard tier, no caching discounts.
-// Local models (ollama:, exec:, replay:) cost nothing. Override it with a
+// Ollama's models (local) and recorded answers (replay:) cost nothing; a
+// command (exec:) reports no usage and has no price. Override it with a
 // JSON file of the same shape (LoadPrices).
 func DefaultPrices() Prices {
 	return Prices{
@@ -46,6 +47,9 @@ func DefaultPrices() Prices {
 		"google:gemini-2.5-pro":     {1.25, 10},
 		"google:gemini-2.5-flash":   {0.3, 2.5},
 		"google:gemini-3-pro":       {2, 12},
+		// Local models and recorded answers.
+		"ollama:": {0, 0},
+		"replay:": {0, 0},
 	}
 }
 

@@ -5,21 +5,62 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 )
 
-// Request is one question to a model: a system message and a user
-// message (the planners' prompts are single-turn: a failed attempt's
-// error is appended to the same user message, as in the paper).
+// Request is one question to a model: a system message, a user message
+// and, for a conversation that goes on (a fix request shows the model its
+// failed answer), the turns after it.
 type Request struct {
 	System string
+	// Prompt is the first user message.
 	Prompt string
+	// Turns go on from Prompt: the model's answer (RoleAssistant), the
+	// user's reply (RoleUser), and so on; the last is the user's. Empty
+	// for a single-turn request.
+	Turns []Turn
 	// Sample tells apart draws from the same prompt: the n-th candidate
 	// of an iteration is a different request from the (n+1)-th.
 	Sample int
 	// Purpose says what the call is for ("init", "fix", "ping"…); it is
 	// recorded, not sent, and not part of the request's identity.
 	Purpose string
+}
+
+// Turn is one message of a conversation after its first user message.
+type Turn struct {
+	Role string `json:"role"` // RoleAssistant or RoleUser
+	Text string `json:"text"`
+}
+
+// Roles of a Turn.
+const (
+	RoleAssistant = "assistant"
+	RoleUser      = "user"
+)
+
+// checkTurns reports turns that do not alternate from the model's answer
+// to the user's reply, end on the user's, or hold an empty message (which
+// providers refuse).
+func checkTurns(turns []Turn) error {
+	for i, t := range turns {
+		want := RoleAssistant
+		if i%2 == 1 {
+			want = RoleUser
+		}
+		if t.Role != want {
+			return fmt.Errorf("turn %d is the %s's, want the %s's (turns alternate from the model's answer)", i+1, t.Role, want)
+		}
+		if strings.TrimSpace(t.Text) == "" {
+			return fmt.Errorf("turn %d (%s) is empty", i+1, t.Role)
+		}
+	}
+	if len(turns)%2 == 1 {
+		return fmt.Errorf("the conversation ends on the model's answer: a request ends on the user's message")
+	}
+	return nil
 }
 
 // Usage is what a call consumed.
@@ -38,7 +79,7 @@ type Call struct {
 	Key      string // RequestKey of the request
 	Provider string
 	Model    string
-	BaseURL  string // the server, when not the provider's default (no credentials)
+	BaseURL  string // the server called (no credentials)
 	Settings Settings
 	Request  Request
 	Answer   string
@@ -64,7 +105,13 @@ type Recorder interface {
 
 // RequestKey identifies a request: provider, server, model, settings,
 // messages and sample index. Two calls with the same key ask the same
-// question; the key holds no secret (the API key is not part of it).
+// question; the key holds no secret (the API key is not part of it). A
+// single-turn request has the key it had before requests could hold
+// turns, so that ledgers recorded then are found again.
+//
+// baseURL is the server the request is identified by: the one a run
+// first called, even after the run moved the model to another server
+// (Config.IdentityURL).
 func RequestKey(provider, model, baseURL string, s Settings, r Request) string {
 	data, _ := json.Marshal(struct {
 		Provider string   `json:"provider"`
@@ -73,8 +120,9 @@ func RequestKey(provider, model, baseURL string, s Settings, r Request) string {
 		Settings Settings `json:"settings"`
 		System   string   `json:"system"`
 		Prompt   string   `json:"prompt"`
+		Turns    []Turn   `json:"turns,omitempty"`
 		Sample   int      `json:"sample"`
-	}{provider, model, baseURL, s, r.System, r.Prompt, r.Sample})
+	}{provider, model, baseURL, s, r.System, r.Prompt, r.Turns, r.Sample})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }

@@ -77,7 +77,10 @@ func FormatReplay(answers []string) string {
 	return b.String()
 }
 
-func (b *replayBackend) generate(_ context.Context, _ Request) (result, error) {
+func (b *replayBackend) generate(ctx context.Context, _ Request) (result, error) {
+	if st := stateOf(ctx); st != nil {
+		st.markSent() // recorded like any call
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.next >= len(b.answers) {

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"sync"
 	"syscall"
@@ -111,6 +112,18 @@ type callState struct {
 	detail   string // the server's error message
 	netErr   error  // last transport error
 	timedOut bool   // the last attempt ran out of time
+	// sent: a request reached a server (its headers were written), or a
+	// command ran; a call that never got so far cost nothing and is not
+	// recorded.
+	sent bool
+	// stream is what was seen of a streamed answer (nil unless streamed).
+	stream *streamSniff
+}
+
+func (st *callState) markSent() {
+	st.mu.Lock()
+	st.sent = true
+	st.mu.Unlock()
 }
 
 type stateKey struct{}
@@ -118,6 +131,12 @@ type stateKey struct{}
 func withState(ctx context.Context) (context.Context, *callState) {
 	st := &callState{}
 	return context.WithValue(ctx, stateKey{}, st), st
+}
+
+// stateOf is the call's state in ctx, or nil.
+func stateOf(ctx context.Context) *callState {
+	st, _ := ctx.Value(stateKey{}).(*callState)
+	return st
 }
 
 // transport retries, times out attempts and rewrites request bodies for
@@ -132,11 +151,18 @@ type transport struct {
 	// header is added to every request (Ollama behind an authenticating
 	// proxy).
 	header http.Header
-	now    func() time.Time
+	// stream: the requests ask the server to stream; the answer's bytes
+	// are watched (streamSniff) so that a reply that is no stream is
+	// reported as such rather than as an empty answer.
+	stream bool
+	// throttle is shared by the Clients of one server: a 429 slows them
+	// all.
+	throttle *Throttle
+	now      func() time.Time
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	st, _ := req.Context().Value(stateKey{}).(*callState)
+	st := stateOf(req.Context())
 	if st == nil {
 		st = &callState{}
 	}
@@ -159,8 +185,15 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	ctx := req.Context()
+	trace := &httptrace.ClientTrace{WroteHeaders: st.markSent}
 	for n := 1; ; n++ {
-		actx, cancel := context.WithTimeout(ctx, t.timeout)
+		// The first attempt waits out a pause another caller's 429 set;
+		// a retry has waited at least as long already (below).
+		release, err := t.throttle.acquire(ctx, n == 1, t.retry.Sleep, t.now)
+		if err != nil {
+			return nil, err
+		}
+		actx, cancel := context.WithTimeout(httptrace.WithClientTrace(ctx, trace), t.timeout)
 		r := req.Clone(actx)
 		for k, v := range t.header {
 			r.Header[k] = v
@@ -175,6 +208,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		var wait time.Duration
 		switch {
 		case err != nil:
+			release(false)
 			timedOut := actx.Err() != nil && ctx.Err() == nil
 			cancel()
 			if ctx.Err() != nil {
@@ -188,7 +222,15 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			wait = t.retry.backoff(n)
 		case resp.StatusCode < 400:
-			resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+			body := resp.Body
+			if t.stream {
+				sn := &streamSniff{}
+				st.mu.Lock()
+				st.stream = sn
+				st.mu.Unlock()
+				body = &sniffBody{ReadCloser: body, sn: sn}
+			}
+			resp.Body = &cancelBody{ReadCloser: body, cancel: func() { cancel(); release(true) }}
 			return resp, nil
 		default:
 			data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
@@ -198,18 +240,24 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			st.status, st.detail, st.netErr, st.timedOut = resp.StatusCode, errorMessage(data), nil, false
 			st.mu.Unlock()
 			ra := retryAfter(resp.Header, t.now())
-			if !retryable(resp.StatusCode) || ra > t.retry.MaxRetryAfter || n >= t.retry.MaxAttempts {
-				resp.Body = io.NopCloser(bytes.NewReader(data))
-				return resp, nil
-			}
 			wait = ra
 			if wait == 0 {
 				wait = t.retry.backoff(n)
+			}
+			if resp.StatusCode == http.StatusTooManyRequests {
+				// Everyone calling this server waits too.
+				t.throttle.limited(t.now().Add(min(wait, t.retry.MaxRetryAfter)))
+			}
+			release(resp.StatusCode != http.StatusTooManyRequests)
+			if !retryable(resp.StatusCode) || ra > t.retry.MaxRetryAfter || n >= t.retry.MaxAttempts {
+				resp.Body = io.NopCloser(bytes.NewReader(data))
+				return resp, nil
 			}
 		}
 		if n >= t.retry.MaxAttempts {
 			return nil, err
 		}
+		wait = max(wait, t.throttle.pauseLeft(t.now()))
 		if serr := t.retry.Sleep(ctx, wait); serr != nil {
 			return nil, serr
 		}
@@ -220,12 +268,13 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // timeout covers reading the answer too.
 type cancelBody struct {
 	io.ReadCloser
-	cancel context.CancelFunc
+	cancel func()
+	once   sync.Once
 }
 
 func (b *cancelBody) Close() error {
 	err := b.ReadCloser.Close()
-	b.cancel()
+	b.once.Do(b.cancel)
 	return err
 }
 

@@ -70,6 +70,7 @@ type agreeOutcome struct {
 	Steps    int      `json:"steps"`    // steps compared
 	Diverged string   `json:"diverged"` // "" when the backends agreed
 	Skipped  bool     `json:"skipped"`  // not compared within fuzzBudget
+	Outside  int      `json:"outside"`  // constructs outside the subset generated (each refused)
 }
 
 var agreeStatsMu sync.Mutex
@@ -174,6 +175,14 @@ compile:
 		}
 	}
 	defer py.Close()
+	for _, i := range keep {
+		if o := prog.Entries[i].Outside; len(o) > 0 {
+			t.Errorf("seed %d: entry %s holds %s, outside the yaegi subset, and the yaegi backend accepted it", seed, prog.Entries[i].Name, strings.Join(o, ", "))
+		}
+	}
+	for _, e := range prog.Entries {
+		out.Outside += len(e.Outside)
+	}
 	pn, err := native.Compile(ctx, src)
 	if err != nil {
 		tooSlow()
@@ -563,5 +572,37 @@ func TestAgreeSeed(t *testing.T) {
 		if seed == last { // last may be the largest uint64
 			break
 		}
+	}
+}
+
+// freshSeeds is how many programs of new seeds every go test compares
+// (AGREE_FRESH=N for more); each takes one to two seconds.
+const freshSeeds = 2
+
+// TestAgreeFreshSeeds compares programs of seeds no test has fixed: drawn
+// from the clock and printed (reproduce one with AGREE_SEED=N go test
+// -run TestAgreeSeed), so that every run of the suite, CI's included,
+// sweeps a few more programs than the seed corpus holds. Skipped with
+// -short.
+func TestAgreeFreshSeeds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no fresh seeds")
+	}
+	n := freshSeeds
+	if s := os.Getenv("AGREE_FRESH"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			t.Fatalf("AGREE_FRESH=%q: want a count", s)
+		}
+		n = v
+	}
+	base := uint64(time.Now().UnixNano()) % 1_000_000_000
+	for k := range n {
+		seed := base + uint64(k)*7919
+		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
+			t.Logf("seed: %d", seed)
+			o := runAgreement(t, seed)
+			t.Logf("%+v", o)
+		})
 	}
 }

@@ -116,31 +116,49 @@ func BenchmarkSelfPlay(b *testing.B) {
 	}
 }
 
-// BenchmarkCheck: the admission test of examples/policies/bfs.go on the
-// native backend (Cleanup), alone and cross-checked on yaegi; the
-// difference is the cost of the cross-check. The native worker is built
-// once, before the loop.
+// BenchmarkCheck: the admission test on the native backend (Cleanup) of
+// examples/policies/bfs.go (cheap) and voronoi.go (a flood per agent and
+// step: 6-7 s per episode on yaegi): the smoke test alone, then
+// cross-checked on yaegi, then with the whole episode (the determinism
+// check over 1000 steps), then both; the differences are the costs of
+// the checks (of a first admission: the cross-check's stored verdicts are
+// removed before each). The native worker is built once, before the loop.
+//
+//	go test ./sandbox -run - -bench Check -benchtime 3x
 func BenchmarkCheck(b *testing.B) {
 	if raceEnabled {
 		b.Skip("the yaegi worker cannot run under the race detector")
 	}
-	src, err := os.ReadFile(filepath.Join("..", "examples", "policies", "bfs.go"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, c := range []struct {
-		name string
-		skip bool
-	}{{"plain", true}, {"crosschecked", false}} {
-		b.Run(c.name, func(b *testing.B) {
-			sb := newSandbox(b, Native, func(cfg *Config) { cfg.SkipCrossCheck = c.skip })
-			for b.Loop() {
-				p, err := sb.Check(context.Background(), src, ssd.Cleanup)
-				if err != nil {
-					b.Fatal(err)
+	for _, policy := range []string{"bfs", "voronoi"} {
+		src, err := os.ReadFile(filepath.Join("..", "examples", "policies", policy+".go"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Build the native worker before any timing.
+		if p, err := newSandbox(b, Native).Compile(context.Background(), src); err != nil {
+			b.Fatal(err)
+		} else {
+			p.Close()
+		}
+		for _, c := range []struct {
+			name  string
+			skip  bool
+			steps int
+		}{{"smoke", true, -1}, {"smoke+crosschecked", false, -1}, {"whole", true, 0}, {"whole+crosschecked", false, 0}} {
+			b.Run(policy+"/"+c.name, func(b *testing.B) {
+				sb := newSandbox(b, Native, func(cfg *Config) { cfg.SkipCrossCheck, cfg.AdmissionSteps = c.skip, c.steps })
+				for b.Loop() {
+					// The cost of a first admission: no stored verdict.
+					b.StopTimer()
+					os.RemoveAll(filepath.Join(sb.cfg.CacheDir, "verdicts"))
+					b.StartTimer()
+					p, err := sb.Check(context.Background(), src, ssd.Cleanup)
+					if err != nil {
+						b.Fatal(err)
+					}
+					p.Close()
 				}
-				p.Close()
-			}
-		})
+			})
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -61,6 +62,23 @@ func moduleImports(src []byte) []byte {
 // threshold at 0, compiled policies grow slices the same way.
 const policyGCFlags = "-d=variablemakethreshold=0"
 
+// noFusion turns off fused multiply-add in the compiler (a debug hash
+// that matches nothing). The Go specification lets an implementation
+// fuse x*y+z into one rounding; the compiler does on arm64 and other
+// architectures, in the policy and in the standard library it calls, and
+// then a policy computes other floats there than on amd64, where
+// GOAMD64=v1 has no fused instruction. Builds for those architectures
+// compile every package with it.
+const noFusion = "fmahash=n"
+
+// buildFlags are the go build flags of a worker for goarch.
+func buildFlags(goarch string) []string {
+	if goarch == "amd64" {
+		return []string{"-gcflags=" + policyGCFlags}
+	}
+	return []string{"-gcflags=all=-d=" + noFusion, "-gcflags=" + policyGCFlags + "," + noFusion}
+}
+
 // buildEnv is the environment of the go command: the caller's, minus what
 // could redirect the build (workspaces, cross-compilation, toolchain
 // downloads, cgo, the network).
@@ -84,7 +102,7 @@ func buildEnv() []string {
 // apiHash identifies the embedded ssd and worker sources and the protocol.
 func apiHash() (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "protocol %d\ngcflags %s\nnative %d\n", worker.Version, policyGCFlags, nativeVersion)
+	fmt.Fprintf(h, "protocol %d\ngcflags %s\nnative %d\n", worker.Version, strings.Join(buildFlags(runtime.GOARCH), " "), nativeVersion)
 	for _, src := range workerSources {
 		files, err := ssdSourceFiles(src.embedded)
 		if err != nil {
@@ -216,7 +234,8 @@ func (s *Sandbox) goBuild(ctx context.Context, prep *prepared, main []byte, fina
 	bin := filepath.Join(tmp, "worker.bin")
 	// Every process of the build runs under the build's bounds (see
 	// toolimits.go).
-	cmd := toolCommand(ctx, s.toolLimits(), s.goCmd, buildEnv(), "build", "-trimpath", "-gcflags="+policyGCFlags, "-o", bin, "./cmd/worker")
+	args := append(append([]string{"build", "-trimpath"}, buildFlags(runtime.GOARCH)...), "-o", bin, "./cmd/worker")
+	cmd := toolCommand(ctx, s.toolLimits(), s.goCmd, buildEnv(), args...)
 	cmd.Dir = tmp
 	// The go command starts the compiler and linker: kill them all, not
 	// just go, when the build is cancelled or times out.

@@ -59,11 +59,14 @@ func (s *Sandbox) otherBackend() (*Sandbox, string) {
 	return s.other, s.otherWhy
 }
 
-// crossCheck runs the smoke test's first episode on the other backend
-// and compares its actions with first's. It records what it compared in
-// rep; it returns an ErrDisagree PolicyError when the backends disagree,
-// another error only when ctx ends.
-func (s *Sandbox) crossCheck(ctx context.Context, src []byte, game ssd.Game, rep *SmokeReport, first *envs.Result) error {
+// crossCheck plays first's episode (cfg, from its seed: admission's
+// whole episode, or the smoke test's first when AdmissionSteps is
+// negative) on the other backend and compares its actions with first's.
+// It records what it compared in rep; it returns an ErrDisagree
+// PolicyError when the backends disagree, another error only when ctx
+// ends.
+func (s *Sandbox) crossCheck(ctx context.Context, p *Program, cfg envs.Config, rep *SmokeReport, first *envs.Result) error {
+	src := p.Source
 	rep.Compared = []Backend{s.backend}
 	other, why := s.otherBackend()
 	if other == nil {
@@ -85,11 +88,24 @@ func (s *Sandbox) crossCheck(ctx context.Context, src []byte, game ssd.Game, rep
 		return nil
 	}
 	defer po.Close()
-	cfg, err := smokeConfig(game)
-	if err != nil {
-		return err
+	key := s.verdictKey(p, po, cfg, first.Seed)
+	if v, ok := s.readVerdict(key); ok {
+		rep.Compared = append(rep.Compared, v.Compared...)
+		rep.CrossNote = v.Note
+		return nil
 	}
-	res, _, runErr := po.selfPlay(ctx, cfg, envs.Options{Seed: 0, Record: true}, false)
+	err = s.crossRun(ctx, po, cfg, rep, first)
+	if err == nil {
+		s.writeVerdict(key, verdict{Compared: rep.Compared[1:], Note: rep.CrossNote})
+	}
+	return err
+}
+
+// crossRun plays the episode on the other backend's program po and
+// compares (see crossCheck).
+func (s *Sandbox) crossRun(ctx context.Context, po *Program, cfg envs.Config, rep *SmokeReport, first *envs.Result) error {
+	other := po.sb
+	res, _, runErr := po.selfPlay(ctx, cfg, envs.Options{Seed: first.Seed, Record: true}, s.cfg.AdmissionCPU)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -107,6 +123,10 @@ func (s *Sandbox) crossCheck(ctx context.Context, src []byte, game ssd.Game, rep
 		rep.Compared = append(rep.Compared, other.backend)
 		return nil
 	}
+	played := 0
+	if first.Trajectory != nil {
+		played = len(first.Trajectory.Steps)
+	}
 	var pe *PolicyError
 	if !errors.As(runErr, &pe) {
 		rep.CrossNote = fmt.Sprintf("the %s backend could not run this policy: %v", other.backend, runErr)
@@ -115,10 +135,15 @@ func (s *Sandbox) crossCheck(ctx context.Context, src []byte, game ssd.Game, rep
 	switch {
 	case errors.Is(pe, ErrTimeout), errors.Is(pe, ErrCost), errors.Is(pe, ErrCPUBudget):
 		rep.Compared = append(rep.Compared, other.backend)
-		rep.CrossNote = fmt.Sprintf("compared on %d of %d steps: the %s backend stopped for its cost (%v)", steps, SmokeSteps, other.backend, pe)
+		rep.CrossNote = fmt.Sprintf("compared on %d of %d steps: the %s backend stopped for its cost (%v)", steps, cfg.MaxSteps, other.backend, pe)
 		return nil
 	case strings.Contains(pe.Detail, refusalPrefix):
-		rep.CrossNote = fmt.Sprintf("compared on %d of %d steps: the %s backend stops this policy: %v", steps, SmokeSteps, other.backend, pe)
+		rep.CrossNote = fmt.Sprintf("compared on %d of %d steps: the %s backend stops this policy: %v", steps, cfg.MaxSteps, other.backend, pe)
+		return nil
+	case steps >= played && played < cfg.MaxSteps:
+		// This backend stopped first, or at the same step (a panic the
+		// policy raises on both): nothing played here to compare after.
+		rep.Compared = append(rep.Compared, other.backend)
 		return nil
 	}
 	failed, ran := other.backend, s.backend

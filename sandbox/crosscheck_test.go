@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"policyevolve/envs"
 	"policyevolve/envs/ssd"
 )
 
@@ -101,4 +102,67 @@ func TestCrossCheck(t *testing.T) {
 		t.Fatalf("yaegi first: %v, %+v", err, rep)
 	}
 	p.Close()
+}
+
+// latePolicy stands for 60 steps, then ranges over a map: its actions
+// differ from run to run only after the smoke test's 50 steps.
+const latePolicy = `package policy
+
+import "ssd"
+
+func Policy(v *ssd.View, agent int) int {
+	if v.Step() < 60 {
+		return ssd.Stand
+	}
+	for k := range map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 7: true} {
+		return k
+	}
+	return ssd.Stand
+}
+`
+
+// TestWholeEpisodeChecks: admission plays a whole evaluation-length
+// episode twice and on the other backend, so a policy whose actions
+// differ from run to run after the smoke test's 50 steps is refused
+// (with the smoke test alone it was admitted), and so is one the
+// backends run differently only late in an episode.
+func TestWholeEpisodeChecks(t *testing.T) {
+	ctx := context.Background()
+	smokeOnly := newSandbox(t, Native, func(c *Config) { c.AdmissionSteps = -1; c.SkipCrossCheck = true })
+	p, rep, err := smokeOnly.CheckReport(ctx, []byte(latePolicy), ssd.Gathering)
+	if err != nil || rep.Episode != 0 {
+		t.Fatalf("smoke test only: %v, %+v; want the late nondeterminism unseen", err, rep)
+	}
+	p.Close()
+
+	sb := newSandbox(t, Native, func(c *Config) { c.SkipCrossCheck = true })
+	_, rep, err = sb.CheckReport(ctx, []byte(latePolicy), ssd.Gathering)
+	var pe *PolicyError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrNondeterministic) || pe.Step < 60 || rep.Episode != envs.DefaultMaxSteps ||
+		!strings.Contains(err.Error(), "of a whole 1000-step episode") {
+		t.Fatalf("got %v (%+v), want the policy refused as not deterministic at step 60 or later", err, rep)
+	}
+
+	// A policy that fails late on every run is not refused: its
+	// evaluation records the failure.
+	panics := strings.Replace(crossPolicy, "return ssd.Stand\n}", "if v.Step() == 150 {\n\t\tpanic(\"late\")\n\t}\n\treturn ssd.Stand\n}", 1)
+	p, rep, err = newSandbox(t, Native).CheckReport(ctx, []byte(panics), ssd.Gathering)
+	if err != nil || rep.Replayed != 150 || !raceEnabled && !slices.Equal(rep.Compared, []Backend{Native, Yaegi}) {
+		t.Fatalf("late panic: %v, %+v; want it admitted, compared on its 150 steps", err, rep)
+	}
+	p.Close()
+
+	if raceEnabled {
+		return // the yaegi worker cannot run under the race detector
+	}
+	// A stand-in for an interpreter bug that shows after step 50 only.
+	late := strings.Replace(crossPolicy, "func Policy(v *ssd.View, agent int) int {", "func Policy(v *ssd.View, agent int) int {\n\tif v.Step() >= 70 && agent == 3 {\n\t\treturn ssd.Stand + 0*agent\n\t}", 1)
+	rewriteHook = func(b []byte) []byte {
+		return bytes.Replace(b, []byte("ssd.Stand + 0*agent"), []byte("ssd.Stand - 7 + 0*agent"), 1)
+	}
+	defer func() { rewriteHook = nil }()
+	_, rep, err = newSandbox(t, Native).CheckReport(ctx, []byte(late), ssd.Gathering)
+	if !errors.As(err, &pe) || !errors.Is(err, ErrDisagree) || pe.Step != 70 || pe.Agent != 3 {
+		t.Fatalf("got %v (%+v), want the backends to disagree at step 70, agent 3", err, rep)
+	}
 }

@@ -65,8 +65,14 @@
 // Yaegi interprets the policy in a worker that is policyevolve's own binary
 // (this package's init serves as the worker when the host asks), with a
 // fresh interpreter that can reach only the allowed packages and no source
-// files; Go that yaegi v0.16.1 mishandles is rewritten first, line numbers
-// kept, or refused with a precise message (see rewriteForYaegi).
+// files. It runs a declared subset of Go (subsetRows, allowList): every
+// construct falls under a row of the table, allowed because differential
+// tests cover it, or refused naming the row; inside it, Go that yaegi
+// v0.16.1 mishandles is rewritten first, line numbers kept (see
+// rewriteForYaegi). What Go leaves to the implementation (float-to-integer
+// conversions out of range, NaN bits, fused multiply-add, math functions
+// with per-architecture assembly) gets one meaning on both backends and
+// every architecture, or is refused everywhere (definedOps, buildFlags).
 //
 // # Admission
 //
@@ -78,11 +84,12 @@
 // Check = Compile + Smoke: the paper's 50-step test of self-play on the
 // game's default map, run twice from the same seed with fresh instances;
 // differing actions are ErrNondeterministic ("policy is not deterministic
-// (step k, agent i: 3 vs 5) — e.g. ranging over a map"). When both
-// backends are available (a Go toolchain is present), Check also plays
-// the first of those episodes on the other backend and refuses a policy
-// whose actions differ, or that fails on one backend only, with
-// ErrDisagree naming the step and agent (see crossCheck and
+// (step k, agent i: 3 vs 5) — e.g. ranging over a map"). Then a whole
+// episode of evaluation length (Config.AdmissionSteps) is played twice,
+// with the same check over every step, and, when both backends are
+// available (a Go toolchain is present), on the other backend: a policy
+// whose actions differ there, or that fails on one backend only, is
+// refused with ErrDisagree naming the step and agent (see crossCheck and
 // Config.SkipCrossCheck): whatever the two backends would score
 // differently never enters a pool.
 package sandbox

@@ -31,10 +31,15 @@ func TestGenericArraysDoNotCrashTheHost(t *testing.T) {
 			if _, err := Validate([]byte(src)); err != nil {
 				t.Fatalf("validate: %v", err)
 			}
-			for _, be := range []Backend{Native, Yaegi} {
-				if _, err := prepare([]byte(src), be); err != nil {
-					t.Errorf("%s: %v", be, err)
-				}
+			if _, err := prepare([]byte(src), Native); err != nil {
+				t.Errorf("native: %v", err)
+			}
+			// Generics are outside the yaegi backend's subset: refused,
+			// with the row named, not a crash.
+			_, err := prepare([]byte(src), Yaegi)
+			var ve *ValidationError
+			if err != nil && (!errors.As(err, &ve) || !strings.Contains(err.Error(), "subset row")) {
+				t.Errorf("yaegi: %v, want admitted or refused under a subset row", err)
 			}
 		})
 	}

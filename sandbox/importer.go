@@ -43,6 +43,16 @@ func loadTypeEnv() {
 			break
 		}
 		if typeEnv.std == nil {
+			// No toolchain: the interpreter's symbol table, which is what
+			// the yaegi backend (then the only one) can reach.
+			imp := newReflectImporter()
+			if _, err := imp.Import("math"); err != nil {
+				errs = append(errs, "symbols: "+err.Error())
+			} else {
+				typeEnv.std = imp
+			}
+		}
+		if typeEnv.std == nil {
 			typeEnv.err = fmt.Errorf("no standard library type information (is a Go toolchain installed?): %s",
 				strings.Join(errs, "; "))
 			return
@@ -114,11 +124,14 @@ func checkSSD(std types.Importer) (*types.Package, error) {
 // policyImporter resolves a policy's imports: "ssd" to the embedded API,
 // everything else to the standard library. Validation has already refused
 // imports outside the allow-list.
-type policyImporter struct{}
+type policyImporter struct {
+	std types.Importer
+	ssd *types.Package
+}
 
-func (policyImporter) Import(p string) (*types.Package, error) {
+func (pi policyImporter) Import(p string) (*types.Package, error) {
 	if p == "ssd" {
-		return typeEnv.ssd, nil
+		return pi.ssd, nil
 	}
-	return typeEnv.std.Import(p)
+	return pi.std.Import(p)
 }

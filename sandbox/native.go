@@ -20,8 +20,10 @@ import (
 const nativeVersion = 2
 
 // nativeSource is the policy as the native backend compiles it: package
-// main, and conversions of strings to []byte and []rune made by helpers.
-// Lines keep their numbers.
+// main, conversions of strings to []byte and []rune made by helpers, and
+// what Go leaves to the implementation given one meaning (definedOps),
+// or a ValidationError for what no backend runs. Lines keep their
+// numbers.
 func nativeSource(c *Checked) ([]byte, error) {
 	rw := &rewriter{c: c, helperIdx: map[string]string{}, note: "for the native backend"}
 	if c.Info != nil {
@@ -40,6 +42,10 @@ func nativeSource(c *Checked) ([]byte, error) {
 			}
 			return true
 		})
+		rw.definedOps(false)
+	}
+	if len(rw.issues) > 0 {
+		return nil, &ValidationError{File: PolicyFileName, Issues: rw.issues}
 	}
 	src, err := rw.apply()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -123,6 +124,13 @@ func TestYaegiProbes(t *testing.T) {
 // each probe returns, in order.
 func nativeProbes(t *testing.T, files []*probeFile) map[string][]string {
 	t.Helper()
+	return nativeProbesFor(t, files, runtime.GOARCH, nil)
+}
+
+// nativeProbesFor is nativeProbes for an architecture, the programs run
+// by the command runner (an emulator) when it is not nil.
+func nativeProbesFor(t *testing.T, files []*probeFile, goarch string, runner []string) map[string][]string {
+	t.Helper()
 	dir := t.TempDir()
 	write := func(rel string, data []byte) {
 		p := filepath.Join(dir, rel)
@@ -162,9 +170,10 @@ func nativeProbes(t *testing.T, files []*probeFile) map[string][]string {
 		write(fmt.Sprintf("cmd/p%d/main.go", k), []byte(m.String()))
 	}
 	bin := filepath.Join(dir, "bin")
-	cmd := exec.Command("go", "build", "-trimpath", "-gcflags="+policyGCFlags, "-o", bin+string(filepath.Separator), "./cmd/...")
+	args := append(append([]string{"build", "-trimpath"}, buildFlags(goarch)...), "-o", bin+string(filepath.Separator), "./cmd/...")
+	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
-	cmd.Env = buildEnv()
+	cmd.Env = append(buildEnv(), "GOARCH="+goarch)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -175,7 +184,8 @@ func nativeProbes(t *testing.T, files []*probeFile) map[string][]string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := exec.Command(filepath.Join(bin, fmt.Sprintf("p%d", k))).Output()
+			run := append(append([]string{}, runner...), filepath.Join(bin, fmt.Sprintf("p%d", k)))
+			out, err := exec.Command(run[0], run[1:]...).Output()
 			res := strings.Split(string(out), "\x00")
 			mu.Lock()
 			defer mu.Unlock()
@@ -244,12 +254,7 @@ func yaegiProbes(t *testing.T, pf *probeFile) map[string]string {
 	if pf.refused != "" {
 		t.Fatalf("%s: accepted, want a refusal mentioning %q", pf.path, pf.refused)
 	}
-	i := interp.New(interp.Options{SourcecodeFilesystem: fstest.MapFS{}, Stdout: io.Discard, Stderr: io.Discard, Env: []string{}})
-	ex := yaegiExports()
-	ex["fmt/fmt"] = stdlib.Symbols["fmt/fmt"]
-	if err := i.Use(ex); err != nil {
-		t.Fatal(err)
-	}
+	i := newProbeInterp(t)
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -260,23 +265,7 @@ func yaegiProbes(t *testing.T, pf *probeFile) map[string]string {
 			t.Fatalf("%s: yaegi: %v", pf.path, err)
 		}
 	}()
-	call := func(expr string) (res string) {
-		defer func() {
-			if r := recover(); r != nil {
-				res = fmt.Sprint("PANIC ", r)
-			}
-		}()
-		v, err := i.Eval(expr)
-		if err != nil {
-			return "PANIC " + err.Error()
-		}
-		if v.IsValid() && v.CanInterface() {
-			if s, ok := v.Interface().(string); ok {
-				return s
-			}
-		}
-		return ""
-	}
+	call := func(expr string) string { return probeCall(i, expr) }
 	if bytes.Contains(code, []byte("func "+resetName+"()")) {
 		if r := call("policy." + resetName + "()"); strings.HasPrefix(r, "PANIC") {
 			t.Fatalf("%s: reset: %s", pf.path, r)
@@ -311,4 +300,37 @@ func blankLines(src []byte, first, last int) []byte {
 		lines[i] = nil
 	}
 	return bytes.Join(lines, []byte("\n"))
+}
+
+// newProbeInterp is an interpreter as the worker makes one, with fmt
+// for the probes to print their values.
+func newProbeInterp(t *testing.T) *interp.Interpreter {
+	t.Helper()
+	i := interp.New(interp.Options{SourcecodeFilesystem: fstest.MapFS{}, Stdout: io.Discard, Stderr: io.Discard, Env: []string{}})
+	ex := yaegiExports()
+	ex["fmt/fmt"] = stdlib.Symbols["fmt/fmt"]
+	if err := i.Use(ex); err != nil {
+		t.Fatal(err)
+	}
+	return i
+}
+
+// probeCall evaluates expr in i: the string it returns, or "PANIC" and
+// why it failed.
+func probeCall(i *interp.Interpreter, expr string) (res string) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = fmt.Sprint("PANIC ", r)
+		}
+	}()
+	v, err := i.Eval(expr)
+	if err != nil {
+		return "PANIC " + err.Error()
+	}
+	if v.IsValid() && v.CanInterface() {
+		if s, ok := v.Interface().(string); ok {
+			return s
+		}
+	}
+	return ""
 }

@@ -374,7 +374,9 @@ func (w *proc) reported(p *Program, payload []byte, step int) error {
 	switch r.Kind {
 	case worker.KindPanic:
 		pe.Kind = ErrPanic
-		if p.Backend == Yaegi && r.Line > 0 {
+		if p.Backend == Yaegi && interpreterInternal(r.Message) {
+			pe.Detail, pe.Line = interpreterFailure(p.Source, fmt.Sprintf("%d:1: %s", r.Line, r.Message), "run"), 0
+		} else if p.Backend == Yaegi && r.Line > 0 {
 			pe.Detail += fmt.Sprintf(" (yaegi reports the start of the panicking function's body: line %d)", r.Line)
 			pe.Line = 0
 		}
@@ -388,7 +390,7 @@ func (w *proc) reported(p *Program, payload []byte, step int) error {
 		pe.Kind = ErrInvalidAction
 	case worker.KindCompile:
 		pe.Kind = ErrInvalid
-		pe.Detail = "the interpreter could not load the policy: " + r.Message
+		pe.Detail = interpreterFailure(p.Source, r.Message, "load")
 	default:
 		pe.Kind = ErrProtocol
 	}

@@ -173,6 +173,10 @@ type hostile struct {
 	kind     error   // the PolicyError kind expected (or ErrInvalid)
 	want     string  // text the error must contain
 	cfg      func(*Config)
+	// yaegiKind and yaegiWant, when set, are what the yaegi backend
+	// gives instead (a refusal of its subset).
+	yaegiKind error
+	yaegiWant string
 }
 
 var hostiles = []hostile{
@@ -231,7 +235,9 @@ var hostiles = []hostile{
 	// The step deadline is far away: printing a megabyte costs yaegi
 	// about as much CPU time as the default deadline allows.
 	{name: "megabytes of output", src: policyWith("for i := 0; i < 100000; i++ {\n\t\tprintln(\"spam spam spam spam spam spam spam spam spam spam spam spam\")\n\t}\n\treturn ssd.Stand"),
-		kind: ErrOutputLimit, want: "printed more than 1048576 bytes", cfg: func(c *Config) { c.StepTimeout = 10 * time.Second }},
+		kind: ErrOutputLimit, want: "printed more than 1048576 bytes", cfg: func(c *Config) { c.StepTimeout = 10 * time.Second },
+		// println is outside the yaegi subset: a policy cannot print there.
+		yaegiKind: ErrInvalid, yaegiWant: "the builtin println: no differential evidence (subset row B4)"},
 	// Each step stays well inside its deadline; the episode as a whole
 	// does not fit its CPU budget. (yaegi runs the loop ~100x slower.)
 	{name: "cpu budget", src: policyWith("x := 0\n\tfor i := 0; i < 20000000; i++ {\n\t\tx += i % 7\n\t}\n\treturn x % 2"),
@@ -282,17 +288,20 @@ func TestRedTeamHostile(t *testing.T) {
 				sb := newSandbox(t, be, adjust...)
 				env, _ := envs.New(envs.Config{Map: m, Agents: 4, MaxSteps: 40})
 				all := []int{0, 1, 2, 3}
-				src := h.src
+				src, kind, want := h.src, h.kind, h.want
 				if be == Yaegi && h.yaegiSrc != "" {
 					src = h.yaegiSrc
+				}
+				if be == Yaegi && h.yaegiKind != nil {
+					kind, want = h.yaegiKind, h.yaegiWant
 				}
 				prog, err := sb.Compile(context.Background(), []byte(src))
 				if err == nil {
 					keepForClose(prog)
 					_, err = envs.Run(context.Background(), env, []envs.Seat{{Actor: prog.Actor(), Agents: all}}, envs.Options{Seed: 1, Verify: true})
 				}
-				if !errors.Is(err, h.kind) || !strings.Contains(err.Error(), h.want) {
-					t.Fatalf("got %v, want %v containing %q", err, h.kind, h.want)
+				if !errors.Is(err, kind) || !strings.Contains(err.Error(), want) {
+					t.Fatalf("got %v, want %v containing %q", err, kind, want)
 				}
 				var pe *PolicyError
 				if errors.As(err, &pe) && h.name == "panic" && be == Native && pe.Line != 8 {

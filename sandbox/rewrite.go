@@ -30,7 +30,10 @@ func rewriteForYaegi(c *Checked) ([]byte, error) {
 	rw := &rewriter{c: c, helperIdx: map[string]string{}}
 	rw.collect()
 	if len(rw.issues) > 0 {
-		sort.Slice(rw.issues, func(i, j int) bool { return rw.issues[i].Line < rw.issues[j].Line })
+		sort.SliceStable(rw.issues, func(i, j int) bool {
+			a, b := rw.issues[i], rw.issues[j]
+			return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+		})
 		return nil, &ValidationError{File: PolicyFileName, Issues: rw.issues}
 	}
 	code, err := rw.apply()
@@ -82,6 +85,10 @@ type rewriter struct {
 	// hidden are the policy's declarations that hide a predeclared name
 	// the added code needs (see checkAdded).
 	hidden []Issue
+	// rowsUsed, when not nil, counts the subset rows the policy uses
+	// (see allowList); for the evidence test.
+	rowsUsed map[rowID]int
+	allow    *allowCheck // the subset check, once allowList ran
 }
 
 // wrap puts pre before n and post after it.
@@ -94,13 +101,6 @@ func (rw *rewriter) wrap(n ast.Node, pre, post string) {
 }
 
 func (rw *rewriter) off(p token.Pos) int { return rw.c.Fset.Position(p).Offset }
-
-func (rw *rewriter) refuse(p token.Pos, format string, args ...any) {
-	pos := rw.c.Fset.Position(p)
-	rw.issues = append(rw.issues, Issue{Line: pos.Line, Col: pos.Column,
-		Msg:     refusalPrefix + ": " + fmt.Sprintf(format, args...),
-		Snippet: sourceLine(rw.c.Source, pos.Line)})
-}
 
 func (rw *rewriter) text(n ast.Node) string {
 	return string(rw.c.Source[rw.off(n.Pos()):rw.off(n.End())])
@@ -147,6 +147,11 @@ func (rw *rewriter) collect() {
 		}
 		return true
 	})
+	rw.allowList()
+	if rw.c.Info == nil {
+		return
+	}
+	rw.definedOps(true)
 	rw.constSkips = rw.constSkip()
 	rw.unspecifiedOrder()
 	ast.Inspect(rw.c.File, func(n ast.Node) bool {
@@ -185,8 +190,6 @@ func (rw *rewriter) collect() {
 			rw.switchStmt(n)
 		case *ast.TypeSwitchStmt:
 			rw.typeSwitch(n)
-		case *ast.TypeAssertExpr:
-			rw.typeAssert(n)
 		case *ast.DeferStmt:
 			rw.deferStmt(n)
 		case *ast.LabeledStmt:
@@ -220,7 +223,7 @@ func (rw *rewriter) builtinCall(call *ast.CallExpr) bool {
 		return true
 	}
 	if rw.c.Info == nil {
-		rw.refuse(call.Pos(), "builtin %s needs type information, which needs a Go toolchain; write it out (an if, or a loop)", name)
+		rw.refuseRow(call.Pos(), rowNoTypes, "builtin %s needs type information, which needs a Go toolchain; write it out (an if, or a loop)", name)
 		return true
 	}
 	if tv := rw.c.Info.Types[call]; tv.Value != nil {
@@ -329,7 +332,7 @@ func (rw *rewriter) clearHelper(call *ast.CallExpr) string {
 	switch u := t.Underlying().(type) {
 	case *types.Map:
 		if mayBeNaN(u.Key()) {
-			rw.refuse(call.Pos(), "clear on a map whose keys may be NaN; delete the keys in a loop")
+			rw.refuseRow(call.Pos(), rowClearNaN, "clear on a map whose keys may be NaN; delete the keys in a loop")
 			return ""
 		}
 		rw.helpers = append(rw.helpers, fmt.Sprintf(
@@ -342,7 +345,7 @@ func (rw *rewriter) clearHelper(call *ast.CallExpr) string {
 		rw.helpers = append(rw.helpers, fmt.Sprintf(
 			"func %s(s %s) {\n\tvar zero %s\n\tfor i := range s {\n\t\ts[i] = zero\n\t}\n}", h, ts, es))
 	default:
-		rw.refuse(call.Pos(), "clear on %s", ts)
+		rw.refuseRow(call.Pos(), rowOther, "clear on %s", ts)
 		return ""
 	}
 	rw.helperIdx[key] = h
@@ -378,7 +381,7 @@ func (rw *rewriter) typeString(t types.Type, at token.Pos) (string, bool) {
 		return "", false
 	}
 	if rw.localType(t) {
-		rw.refuse(at, "type %s is declared inside a function (or is a type parameter); declare it at package level", s)
+		rw.refuseRow(at, rowLocalType, "type %s is declared inside a function (or is a type parameter); declare it at package level", s)
 		return "", false
 	}
 	return s, true
@@ -412,7 +415,7 @@ func (rw *rewriter) qualified(t types.Type, at token.Pos) (string, bool) {
 		return n
 	})
 	if !ok {
-		rw.refuse(at, "a helper for type %s would need a package this file does not import", s)
+		rw.refuseRow(at, rowOther, "a helper for type %s would need a package this file does not import", s)
 		return "", false
 	}
 	return s, true
@@ -555,7 +558,7 @@ func (rw *rewriter) rangeStmt(r *ast.RangeStmt) {
 		xt = rw.c.Info.TypeOf(r.X)
 		if xt != nil {
 			if _, ok := xt.Underlying().(*types.Signature); ok {
-				rw.refuse(r.For, "range over a function (an iterator)")
+				rw.refuseRow(r.For, rowRangeFunc, "range over a function (an iterator)")
 				return
 			}
 		}
@@ -664,7 +667,7 @@ func (rw *rewriter) forStmt(f *ast.ForStmt) {
 			continue
 		}
 		if rw.modifiedIn(f.Body, obj) {
-			rw.refuse(id.Pos(), "loop variable %s is captured by a closure (or its address is taken) and also changed in the loop body; "+
+			rw.refuseRow(id.Pos(), rowLoopVarChange, "loop variable %s is captured by a closure (or its address is taken) and also changed in the loop body; "+
 				"yaegi shares one variable across iterations. Copy it first (%s := %s) and change the copy", id.Name, id.Name, id.Name)
 			continue
 		}

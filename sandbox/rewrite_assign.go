@@ -81,7 +81,7 @@ func (rw *rewriter) typedNil(r, target ast.Expr) {
 // nilOf spells the nil r as a nil of type t.
 func (rw *rewriter) nilOf(r ast.Expr, t types.Type) {
 	if t == nil {
-		rw.refuse(r.Pos(), "nil among several values assigned at once: yaegi fails on it, and without type information (no Go toolchain) it cannot be given its type; assign nil in a statement of its own")
+		rw.refuseRow(r.Pos(), rowNoTypes, "nil among several values assigned at once: yaegi fails on it, and without type information (no Go toolchain) it cannot be given its type; assign nil in a statement of its own")
 		return
 	}
 	ts, ok := rw.qualified(t, r.Pos())
@@ -168,14 +168,14 @@ func (rw *rewriter) interfaceTarget(as *ast.AssignStmt, l, r ast.Expr) {
 	id, isIdent := l.(*ast.Ident)
 	assigned := as.Tok == token.ASSIGN || isIdent && !rw.isNewVar(id, as)
 	if assigned && isEmptyInterface(lt) && (isEmptyInterface(rt) || isNilIdent(r)) {
-		rw.refuse(r.Pos(), "a value of type any assigned to %s of type any in a multiple assignment: yaegi fails on it; assign it in a statement of its own",
+		rw.refuseRow(r.Pos(), rowAssignForm, "a value of type any assigned to %s of type any in a multiple assignment: yaegi fails on it; assign it in a statement of its own",
 			rw.text(l))
 		return
 	}
 	if types.IsInterface(rt) || !rw.declaredHere(rt) {
 		return
 	}
-	rw.refuse(r.Pos(), "a value of type %s assigned to %s of interface type %s in a multiple assignment: yaegi fails on it; assign it in a statement of its own",
+	rw.refuseRow(r.Pos(), rowAssignForm, "a value of type %s assigned to %s of interface type %s in a multiple assignment: yaegi fails on it; assign it in a statement of its own",
 		rt, rw.text(l), lt)
 }
 
@@ -207,7 +207,7 @@ func (rw *rewriter) commaOK(e ast.Expr) {
 		t = tu.At(0).Type()
 	}
 	if t == nil {
-		rw.refuse(e.Pos(), "a lookup with two results (v, ok := m[k] or x.(T)) needs type information, which needs a Go toolchain: yaegi keeps v's old value when the lookup fails; use the one-result form and a separate check")
+		rw.refuseRow(e.Pos(), rowNoTypes, "a lookup with two results (v, ok := m[k] or x.(T)) needs type information, which needs a Go toolchain: yaegi keeps v's old value when the lookup fails; use the one-result form and a separate check")
 		return
 	}
 	ts, ok := rw.qualified(t, e.Pos())
@@ -281,7 +281,7 @@ func (rw *rewriter) mapTargetsInOrder(lhs []ast.Expr) {
 			}
 			obj := rw.object(root)
 			if rw.mentions(ix, obj) {
-				rw.refuse(l.Pos(), "%s on the left of this assignment is evaluated after %s is assigned (Go evaluates it before); split the assignment in two",
+				rw.refuseRow(l.Pos(), rowAssignForm, "%s on the left of this assignment is evaluated after %s is assigned (Go evaluates it before); split the assignment in two",
 					rw.text(l), root.Name)
 				return
 			}
@@ -335,7 +335,7 @@ func (rw *rewriter) redeclaration(as *ast.AssignStmt) {
 		return
 	}
 	refuse := func(why string) {
-		rw.refuse(as.Pos(), "%s := assigns to %s, which a closure captured (or whose address is taken), and yaegi would make it a new variable; %s",
+		rw.refuseRow(as.Pos(), rowAssignForm, "%s := assigns to %s, which a closure captured (or whose address is taken), and yaegi would make it a new variable; %s",
 			listNames(as.Lhs), captured.Name, why)
 	}
 	if !rw.inStatementList(as) {
@@ -505,7 +505,7 @@ func (rw *rewriter) namedReturn(r *ast.ReturnStmt) bool {
 	}
 	for _, n := range names {
 		if n == "_" {
-			rw.refuse(r.Pos(), "a return of several values from a function with a result named _: yaegi assigns results one after the other; name every result, or none")
+			rw.refuseRow(r.Pos(), rowAssignForm, "a return of several values from a function with a result named _: yaegi assigns results one after the other; name every result, or none")
 			return true
 		}
 	}

@@ -263,7 +263,7 @@ func (rw *rewriter) nilCheck(e ast.Expr, t types.Type) {
 		h = fmt.Sprintf("%snonnil%d", reservedPrefix, len(rw.helpers))
 		rw.helperIdx[key] = h
 		rw.helpers = append(rw.helpers, fmt.Sprintf(
-			"func %s(p %s, line int) %s {\n\tif p == nil {\n\t\tpanic(\"the yaegi backend cannot run this: at line \" + %sitoa(line) + \" a nil %s becomes an interface, which yaegi makes a nil interface (Go does not); check for nil first\")\n\t}\n\treturn p\n}",
+			"func %s(p %s, line int) %s {\n\tif p == nil {\n\t\tpanic(\"the yaegi backend cannot run this: at line \" + %sitoa(line) + \" a nil %s becomes an interface, which yaegi makes a nil interface (Go does not); check for nil first (subset row E25); or run it on the native backend\")\n\t}\n\treturn p\n}",
 			h, ts, ts, reservedPrefix, ts))
 		rw.needItoa()
 	}

@@ -44,7 +44,7 @@ func (rw *rewriter) unspecifiedOrder() {
 					continue
 				}
 				if id := rw.readOf(other, changed); id != nil {
-					rw.refuse(id.Pos(), "%s is read in the same expression as a call that assigns it: Go leaves the order unspecified and the two backends differ; make the call in a statement of its own", id.Name)
+					rw.refuseRow(id.Pos(), rowOrder, "%s is read in the same expression as a call that assigns it: Go leaves the order unspecified and the two backends differ; make the call in a statement of its own", id.Name)
 					return
 				}
 			}

@@ -21,7 +21,7 @@ func (rw *rewriter) switchStmt(s *ast.SwitchStmt) {
 	rw.defaultLast(s.Body)
 	if s.Tag != nil {
 		if t := rw.typeOf(s.Tag); t != nil && types.IsInterface(t) {
-			rw.refuse(s.Tag.Pos(), "a switch on a value of interface type %s: yaegi compares such values wrongly; compare with == nil, or switch on a concrete value",
+			rw.refuseRow(s.Tag.Pos(), rowSwitchIface, "a switch on a value of interface type %s: yaegi compares such values wrongly; compare with == nil, or switch on a concrete value",
 				rw.c.Info.TypeOf(s.Tag))
 		}
 		return
@@ -62,7 +62,7 @@ func (rw *rewriter) commaAfter(e ast.Expr) int {
 func (rw *rewriter) defaultLast(body *ast.BlockStmt) {
 	for i, st := range body.List {
 		if cc, ok := st.(*ast.CaseClause); ok && cc.List == nil && i < len(body.List)-1 {
-			rw.refuse(cc.Pos(), "default is not the last clause of its switch: yaegi takes it when it reaches it, before the cases after it; move default to the end")
+			rw.refuseRow(cc.Pos(), rowDefaultFirst, "default is not the last clause of its switch: yaegi takes it when it reaches it, before the cases after it; move default to the end")
 		}
 	}
 }
@@ -73,8 +73,14 @@ func (rw *rewriter) typeSwitch(s *ast.TypeSwitchStmt) {
 	rw.defaultLast(s.Body)
 	for _, st := range s.Body.List {
 		for _, e := range st.(*ast.CaseClause).List {
-			if reason := rw.unreliableCaseType(e); reason != "" {
-				rw.refuse(e.Pos(), "type switch case %s: %s; use a type assertion instead (if x, ok := v.(T); ok)", rw.text(e), reason)
+			reason := rw.unreliableCaseType(e)
+			if t := rw.typeOf(e); reason == "" && t != nil && rw.allow != nil && !isNilIdent(e) {
+				if other := rw.allow.ambiguous(t); other != "" {
+					reason = "yaegi cannot tell a value of type " + t.String() + " from one of type " + other
+				}
+			}
+			if reason != "" {
+				rw.refuseRow(e.Pos(), rowTypeSwitchBad, "type switch case %s: %s; switch on a value of a concrete type (a kind field) instead", rw.text(e), reason)
 			}
 		}
 	}
@@ -141,17 +147,6 @@ func isNonEmptyInterface(t types.Type) bool {
 	return ok && it.NumMethods() > 0
 }
 
-// typeAssert refuses an assertion to an interface type, which yaegi gets
-// wrong for values of the policy's types.
-func (rw *rewriter) typeAssert(ta *ast.TypeAssertExpr) {
-	if ta.Type == nil || rw.c.Info == nil {
-		return
-	}
-	if t := rw.c.Info.TypeOf(ta.Type); t != nil && types.IsInterface(t) {
-		rw.refuse(ta.Pos(), "type assertion to the interface type %s: yaegi gets it wrong for the policy's own types; assert to a concrete type", rw.text(ta.Type))
-	}
-}
-
 // deferStmt allows the one form yaegi gets right: a function literal
 // without arguments, deferred outside loops. yaegi evaluates a deferred
 // call's function, receiver and arguments when it runs, not at the defer
@@ -159,7 +154,7 @@ func (rw *rewriter) typeAssert(ta *ast.TypeAssertExpr) {
 // iteration's variables.
 func (rw *rewriter) deferStmt(d *ast.DeferStmt) {
 	if _, lit := d.Call.Fun.(*ast.FuncLit); !lit || len(d.Call.Args) > 0 {
-		rw.refuse(d.Pos(), "defer of anything but a function literal without arguments: yaegi evaluates the deferred function and its arguments when it runs, not at the defer statement; write defer func() { … }() and copy what it needs into variables first")
+		rw.refuseRow(d.Pos(), rowDeferOther, "defer of anything but a function literal without arguments: yaegi evaluates the deferred function and its arguments when it runs, not at the defer statement; write defer func() { … }() and copy what it needs into variables first")
 		return
 	}
 	for p := rw.parent(d); p != nil; p = rw.parent(p) {
@@ -167,7 +162,7 @@ func (rw *rewriter) deferStmt(d *ast.DeferStmt) {
 		case *ast.FuncLit, *ast.FuncDecl:
 			return
 		case *ast.ForStmt, *ast.RangeStmt:
-			rw.refuse(d.Pos(), "defer inside a loop: yaegi runs every deferred function literal with the variables of the last iteration; collect what to do in a slice and do it in one deferred function")
+			rw.refuseRow(d.Pos(), rowDeferOther, "defer inside a loop: yaegi runs every deferred function literal with the variables of the last iteration; collect what to do in a slice and do it in one deferred function")
 			return
 		}
 	}
@@ -183,7 +178,7 @@ func (rw *rewriter) recoverCall(call *ast.CallExpr) {
 	if rw.nilComparedOnly(call) {
 		return
 	}
-	rw.refuse(call.Pos(), "the value recovered from a panic is used: under yaegi it has another type and value (a panic(\"x\") does not recover as a string); only compare recover() with nil")
+	rw.refuseRow(call.Pos(), rowRecoverValue, "the value recovered from a panic is used: under yaegi it has another type and value (a panic(\"x\") does not recover as a string); only compare recover() with nil")
 }
 
 // nilComparedOnly reports whether the value of e is discarded, compared
@@ -268,7 +263,7 @@ func (rw *rewriter) labeled(ls *ast.LabeledStmt) {
 			return
 		}
 	}
-	rw.refuse(ls.Pos(), "label %s is inside a block: yaegi cannot jump to it; use a loop, or put the label at the top level of the function", ls.Label.Name)
+	rw.refuseRow(ls.Pos(), rowGotoBlock, "label %s is inside a block: yaegi cannot jump to it; use a loop, or put the label at the top level of the function", ls.Label.Name)
 }
 
 // errorsCall refuses errors.Is, As, Unwrap and Join: under yaegi they do
@@ -281,7 +276,7 @@ func (rw *rewriter) errorsCall(sel *ast.SelectorExpr) {
 	}
 	switch sel.Sel.Name {
 	case "Is", "As", "Unwrap", "Join":
-		rw.refuse(sel.Pos(), "errors.%s: under yaegi it does not see the identity and methods of the policy's error types; compare errors with == nil, or return a plain value (a bool, a code)", sel.Sel.Name)
+		rw.refuseRow(sel.Pos(), rowErrorsIs, "errors.%s: under yaegi it does not see the identity and methods of the policy's error types; compare errors with == nil, or return a plain value (a bool, a code)", sel.Sel.Name)
 	}
 }
 
@@ -317,7 +312,7 @@ func (rw *rewriter) binaryExpr(b *ast.BinaryExpr) {
 	}
 	for _, e := range []ast.Expr{b.X, b.Y} {
 		if t := rw.c.Info.TypeOf(e); t != nil && types.IsInterface(t) {
-			rw.refuse(b.OpPos, "%s compares values of interface type %s: yaegi compares equal values as different; compare with nil, or compare concrete values",
+			rw.refuseRow(b.OpPos, rowCompareIface, "%s compares values of interface type %s: yaegi compares equal values as different; compare with nil, or compare concrete values",
 				b.Op, t)
 			return
 		}
@@ -330,7 +325,7 @@ func (rw *rewriter) mapType(m *ast.MapType) {
 		return
 	}
 	if t := rw.c.Info.TypeOf(m.Key); t != nil && types.IsInterface(t) {
-		rw.refuse(m.Pos(), "a map keyed by interface type %s: yaegi does not find equal keys of the policy's types; key the map by a concrete type", t)
+		rw.refuseRow(m.Pos(), rowMapKeyIface, "a map keyed by interface type %s: yaegi does not find equal keys of the policy's types; key the map by a concrete type", t)
 	}
 }
 
@@ -422,7 +417,7 @@ func (rw *rewriter) packageInit() {
 						return true
 					}
 					if g := changed(id.Name, map[string]bool{}); g != "" {
-						rw.refuse(call.Pos(), "a package-level variable is initialised by calling %s, which changes package-level variable %s: yaegi initialises package-level variables in another order than Go; set %s inside Policy instead (e.g. at its first call)",
+						rw.refuseRow(call.Pos(), rowInitOrder, "a package-level variable is initialised by calling %s, which changes package-level variable %s: yaegi initialises package-level variables in another order than Go; set %s inside Policy instead (e.g. at its first call)",
 							id.Name, g, g)
 					}
 					return true
@@ -539,7 +534,9 @@ func (rw *rewriter) keyedLiterals(x ast.Expr) {
 				return !rw.madeByCall(n, c, "*")
 			}
 		case *ast.CompositeLit:
-			if n.Type != nil && hasKeys(n) {
+			// A literal of an anonymous struct type too: yaegi fails on
+			// m[struct{ r, c int }{r, c}] > 0 && ok (a reflect panic).
+			if n.Type != nil && (hasKeys(n) || isStructTypeExpr(n.Type)) {
 				return !rw.madeByCall(n, n, "")
 			}
 		}
@@ -567,6 +564,13 @@ func (rw *rewriter) madeByCall(e ast.Expr, c *ast.CompositeLit, ptr string) bool
 	}
 	rw.wrap(e, "func() "+ts+" { return ", " }()")
 	return true
+}
+
+// isStructTypeExpr reports whether a type expression is a struct type
+// literal.
+func isStructTypeExpr(e ast.Expr) bool {
+	_, ok := ast.Unparen(e).(*ast.StructType)
+	return ok
 }
 
 // hasKeys reports whether a composite literal, or one inside it, has

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"policyevolve/envs"
 	"policyevolve/envs/ssd/worker"
 )
 
@@ -116,6 +117,18 @@ type Config struct {
 	// present: run the smoke test on the other backend too and refuse a
 	// policy whose actions differ there (ErrDisagree). See crossCheck.
 	SkipCrossCheck bool
+	// AdmissionSteps is the length of the whole episode admission (Check)
+	// plays after the smoke test: twice on this backend, to refuse a
+	// policy whose actions differ from run to run (a map ranged over
+	// late in an episode), and once on the other backend for the
+	// cross-check. Default envs.DefaultMaxSteps, the evaluation's length;
+	// negative: the smoke test only (its 50 steps, as the paper's).
+	AdmissionSteps int
+	// AdmissionCPU bounds the CPU time of each run of that whole episode,
+	// on either backend (within the cost budget): a run that reaches it
+	// stops, and the checks compare the steps played. Default
+	// DefaultAdmissionCPU; negative: the cost budget alone.
+	AdmissionCPU time.Duration
 }
 
 // Defaults, with the reasons for them.
@@ -150,6 +163,15 @@ const (
 	// A policy builds in about a second; the first build on a machine
 	// compiles the standard library too, a minute on two cores.
 	DefaultBuildTimeout = 5 * time.Minute
+	// 500 ms of CPU for each run of admission's whole episode: a native
+	// policy needs 3-250 ms for 1000 steps of 10 agents, a BFS policy on
+	// yaegi about that much; an expensive one on yaegi (6-7 s for a
+	// Voronoi flood per agent and step) is compared on the steps it plays
+	// in 500 ms, so that admission stays a fraction of an LLM call and of
+	// the offline planner's evaluation (measured: the cmd and evolve
+	// tests, which admit hundreds of candidates, took 29% and 8% longer
+	// with 1 s).
+	DefaultAdmissionCPU = 500 * time.Millisecond
 	// Generous for debugging prints (a line per agent per step of a long
 	// episode), small enough that a print loop is caught in milliseconds.
 	DefaultOutputLimit = 1 << 20
@@ -204,6 +226,12 @@ func (c *Config) applyDefaults() {
 	}
 	if c.CacheMaxBytes == 0 {
 		c.CacheMaxBytes = DefaultCacheMaxBytes
+	}
+	if c.AdmissionSteps == 0 {
+		c.AdmissionSteps = envs.DefaultMaxSteps
+	}
+	if c.AdmissionCPU == 0 {
+		c.AdmissionCPU = DefaultAdmissionCPU
 	}
 }
 

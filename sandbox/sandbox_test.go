@@ -433,7 +433,7 @@ func TestReplayCatchesADivergentReplica(t *testing.T) {
 	m, _ := envs.BuiltinMap(ssd.Gathering, "small")
 	cfg := envs.Config{Map: m, Agents: 3, MaxSteps: 50}
 	env, _ := envs.New(cfg)
-	pl, err := prog.play(context.Background(), env.Config(), 4, []int{0, 1, 2}, true, nil)
+	pl, err := prog.play(context.Background(), env.Config(), 4, []int{0, 1, 2}, episodeBudget, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

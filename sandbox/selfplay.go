@@ -25,18 +25,23 @@ import (
 // policy's failure is an *envs.ActorError wrapping a *PolicyError, with
 // the Result of the steps before it.
 func (p *Program) SelfPlay(ctx context.Context, cfg envs.Config, opt envs.Options) (*envs.Result, error) {
-	res, _, err := p.selfPlay(ctx, cfg, opt, true)
+	res, _, err := p.selfPlay(ctx, cfg, opt, episodeBudget)
 	return res, err
 }
 
 // selfPlay is SelfPlay, which also returns the CPU time the worker
-// reported for a whole episode (0 when it stopped early). Without budget,
-// the episode is not stopped for its cost (the smoke test measures it).
+// reported for a whole episode (0 when it stopped early). limit is the
+// CPU time the episode may use before it stops with ErrCost:
+// episodeBudget for the cost budget, a positive duration for at most
+// that, 0 for none (the smoke test measures the cost itself).
 //
 // The host replays each chunk of steps as it arrives, while the worker
 // plays the next: the episode's wall time is the longer of the two, not
 // their sum.
-func (p *Program) selfPlay(ctx context.Context, cfg envs.Config, opt envs.Options, budget bool) (*envs.Result, time.Duration, error) {
+// episodeBudget, as a limit of selfPlay, is the episode's cost budget.
+const episodeBudget time.Duration = -1
+
+func (p *Program) selfPlay(ctx context.Context, cfg envs.Config, opt envs.Options, limit time.Duration) (*envs.Result, time.Duration, error) {
 	env, err := envs.New(cfg)
 	if err != nil {
 		return nil, 0, err
@@ -47,7 +52,7 @@ func (p *Program) selfPlay(ctx context.Context, cfg envs.Config, opt envs.Option
 		all[i] = i
 	}
 	rep := newChecked(env, opt)
-	played, playErr := p.play(ctx, cfg, opt.Seed, all, budget, rep.feed)
+	played, playErr := p.play(ctx, cfg, opt.Seed, all, limit, rep.feed)
 	var re *replayError
 	switch {
 	case playErr != nil && ctx.Err() != nil:
@@ -127,7 +132,7 @@ type played struct {
 // failure, another error for the system's. Each chunk of steps goes to
 // feed (when not nil) as it arrives; feed's error stops the episode and
 // the worker, and comes back as a *replayError.
-func (p *Program) play(ctx context.Context, cfg envs.Config, seed uint64, all []int, budget bool,
+func (p *Program) play(ctx context.Context, cfg envs.Config, seed uint64, all []int, limit time.Duration,
 	feed func(ctx context.Context, actions []byte, hashes []uint64) error) (*played, error) {
 	w, err := p.acquire(ctx)
 	if err != nil {
@@ -136,8 +141,11 @@ func (p *Program) play(ctx context.Context, cfg envs.Config, seed uint64, all []
 	stop := context.AfterFunc(ctx, func() { w.kill("cancelled") })
 	defer stop()
 	ep := p.episodeFor(worker.SelfPlay, cfg, seed, all)
-	if !budget {
+	switch {
+	case limit == 0:
 		ep.Budget = 0
+	case limit > 0 && (ep.Budget == 0 || uint64(limit) < ep.Budget):
+		ep.Budget = uint64(limit)
 	}
 	s := p.sb
 	out := &played{}

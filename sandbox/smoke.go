@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -37,9 +38,18 @@ type SmokeReport struct {
 	// CrossNote). Set by CheckReport only.
 	Compared []Backend
 	// CrossNote says why the other backend was not compared, or was
-	// compared on part of the smoke test only; "" when it chose the same
+	// compared on part of the episode only; "" when it chose the same
 	// actions at every step.
 	CrossNote string
+	// Episode is the length of the whole episode that admission played
+	// twice (the determinism check) and on the other backend (the
+	// cross-check), steps; 0 when it played the smoke test only. Set by
+	// CheckReport only.
+	Episode int
+	// Replayed is how many of its steps the determinism check compared
+	// and found the same (fewer when the policy stopped first); 0 when
+	// it did not pass.
+	Replayed int
 }
 
 // SmokeTest is Smoke, and reports what it measured (also when the policy
@@ -69,7 +79,7 @@ func (p *Program) smoke(ctx context.Context, game ssd.Game) (*SmokeReport, *envs
 	for k := range runs {
 		// The episode is not stopped for its cost: the verdict below is
 		// made on the whole smoke test.
-		res, cpu, err := p.selfPlay(ctx, cfg, envs.Options{Seed: 0, Record: true}, false)
+		res, cpu, err := p.selfPlay(ctx, cfg, envs.Options{Seed: 0, Record: true}, 0)
 		if err != nil {
 			return rep, nil, fmt.Errorf("smoke test: %w", err)
 		}
@@ -122,11 +132,61 @@ func (s *Sandbox) CheckReport(ctx context.Context, src []byte, game ssd.Game) (*
 		return nil, nil, err
 	}
 	rep, first, err := p.smoke(ctx, game)
+	cfg, _ := smokeConfig(game)
+	if err == nil && s.cfg.AdmissionSteps > 0 {
+		cfg.MaxSteps = s.cfg.AdmissionSteps
+		first, err = p.wholeEpisode(ctx, cfg, rep)
+	}
 	if err == nil {
-		err = s.crossCheck(ctx, src, game, rep, first)
+		err = s.crossCheck(ctx, p, cfg, rep, first)
 	}
 	if err != nil {
+		p.Close()
 		return nil, rep, err
 	}
 	return p, rep, nil
+}
+
+// admissionSeed is the seed of admission's whole episode: another than
+// the smoke test's.
+const admissionSeed = 1
+
+// wholeEpisode is the determinism check over a whole episode: it plays
+// cfg from admissionSeed twice, each from the policy's fresh state, and
+// refuses a policy whose actions differ at any step (ErrNondeterministic):
+// a map ranged over late in an episode, which the smoke test's 50 steps
+// do not reach, is caught here. A run stops at AdmissionCPU (or the cost
+// budget), and then the steps both played are compared. A policy that
+// fails in this episode (a panic at step 150) is not refused here: its
+// evaluation records the failure, as for any episode. It returns the
+// first run's result, for the cross-check.
+func (p *Program) wholeEpisode(ctx context.Context, cfg envs.Config, rep *SmokeReport) (*envs.Result, error) {
+	rep.Episode = cfg.MaxSteps
+	var runs [2]*envs.Result
+	for k := range runs {
+		res, _, err := p.selfPlay(ctx, cfg, envs.Options{Seed: admissionSeed, Record: true}, p.sb.cfg.AdmissionCPU)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var pe *PolicyError
+		if err != nil && !errors.As(err, &pe) || res == nil || res.Trajectory == nil {
+			return nil, fmt.Errorf("whole episode (%d steps, seed %d): %w", cfg.MaxSteps, admissionSeed, err)
+		}
+		runs[k] = res
+	}
+	a, b := runs[0].Trajectory.Steps, runs[1].Trajectory.Steps
+	if t, i, differ := firstDivergence(runs[0].Trajectory, runs[1].Trajectory); differ {
+		return nil, &PolicyError{Kind: ErrNondeterministic, Agent: i, Step: t, Program: p.ID,
+			Detail: fmt.Sprintf("(step %d of a whole %d-step episode, agent %d: %d vs %d, the same seed twice) — e.g. ranging over a map, whose iteration order is random",
+				t, cfg.MaxSteps, i, a[t].Actions[i], b[t].Actions[i])}
+	}
+	rep.Replayed = min(len(a), len(b))
+	return runs[0], nil
+}
+
+// stoppedForCost reports whether an episode was stopped for the
+// policy's cost (the budget, a step's deadline, the CPU limit) rather
+// than for what it did.
+func stoppedForCost(err error) bool {
+	return errors.Is(err, ErrTimeout) || errors.Is(err, ErrCost) || errors.Is(err, ErrCPUBudget)
 }

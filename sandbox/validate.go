@@ -414,6 +414,11 @@ func typeCheck(fset *token.FileSet, f *ast.File, onErr func(types.Error)) (*type
 	}
 	typeEnv.mu.Lock()
 	defer typeEnv.mu.Unlock()
+	return typeCheckWith(policyImporter{typeEnv.std, typeEnv.ssd}, fset, f, onErr)
+}
+
+// typeCheckWith is typeCheck with the importer given.
+func typeCheckWith(imp types.Importer, fset *token.FileSet, f *ast.File, onErr func(types.Error)) (*types.Package, *types.Info, error) {
 	info := &types.Info{
 		Types:      map[ast.Expr]types.TypeAndValue{},
 		Defs:       map[*ast.Ident]types.Object{},
@@ -423,7 +428,7 @@ func typeCheck(fset *token.FileSet, f *ast.File, onErr func(types.Error)) (*type
 		Implicits:  map[ast.Node]types.Object{},
 	}
 	conf := types.Config{
-		Importer:  policyImporter{},
+		Importer:  imp,
 		GoVersion: "go1.25",
 	}
 	if onErr != nil {

@@ -238,8 +238,11 @@ type RunUsage struct {
 	OutputTokens    int     `json:"output_tokens"`
 	ReasoningTokens int     `json:"reasoning_tokens,omitempty"`
 	Cost            float64 `json:"cost"`
-	Episodes        int     `json:"episodes"`
-	WallSeconds     float64 `json:"wall_seconds"`
+	// UnpricedCalls are LLM calls to models without a price: their cost
+	// is unknown, not counted in Cost.
+	UnpricedCalls int     `json:"unpriced_calls,omitempty"`
+	Episodes      int     `json:"episodes"`
+	WallSeconds   float64 `json:"wall_seconds"`
 }
 
 // Iteration is one iteration of a run: what it planned (so that a resumed
@@ -428,6 +431,19 @@ type LLMCall struct {
 	Thinking        string   `json:"thinking,omitempty"`  // the model's reasoning text, when it returns it
 	TokensReasoning int      `json:"tokens_reasoning,omitempty"`
 	Attempts        int      `json:"attempts,omitempty"` // HTTP attempts, retries included
+	// Unpriced: the price table had no price for the model, so Cost is
+	// unknown (0 here).
+	Unpriced bool `json:"unpriced,omitempty"`
+	// Turns go on from Prompt in a conversation (a fix request: the
+	// model's failed answer, then the errors); empty for a single-turn
+	// call.
+	Turns []LLMTurn `json:"turns,omitempty"`
+}
+
+// LLMTurn is one message of a conversation after its first user message.
+type LLMTurn struct {
+	Role string `json:"role"` // "assistant" or "user"
+	Text string `json:"text"`
 }
 
 // Comparison is the report of a comparison (compare): its id ("cmp-…"),

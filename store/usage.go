@@ -8,6 +8,7 @@ func (u *RunUsage) Add(u2 RunUsage) {
 	u.OutputTokens += u2.OutputTokens
 	u.ReasoningTokens += u2.ReasoningTokens
 	u.Cost += u2.Cost
+	u.UnpricedCalls += u2.UnpricedCalls
 	u.Episodes += u2.Episodes
 	u.WallSeconds += u2.WallSeconds
 }

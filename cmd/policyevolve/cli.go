@@ -34,10 +34,13 @@ func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// flagSet is a subcommand's flags with the help text printed by --help.
+// flagSet is a subcommand's flags with the help text printed by --help,
+// and the tables a config file may hold besides flags (see table).
 type flagSet struct {
 	*flag.FlagSet
 	help func()
+	// tables are the config file's tables that are no flags (see table).
+	tables map[string]func(map[string]any) error
 	// aliases maps an old spelling of a flag to its name (alias).
 	aliases map[string]string
 	// ruled: the flags' rules are applied (applyRules); failed is the
@@ -47,6 +50,25 @@ type flagSet struct {
 	// collect, when set, receives the flag set instead of parsing it: how
 	// completion and the tests learn a command's flags (see flagSetsOf).
 	collect *flagCollector
+}
+
+// flagGiven reports whether the flag name was given, on the command line
+// or in a config file.
+func flagGiven(fs *flagSet, name string) bool {
+	found := false
+	if fs != nil {
+		fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	}
+	return found
+}
+
+// table registers a config file's table (TOML [name.KEY], YAML name: KEY:
+// …) that is no flag: set reads it.
+func (fs *flagSet) table(name string, set func(map[string]any) error) {
+	if fs.tables == nil {
+		fs.tables = map[string]func(map[string]any) error{}
+	}
+	fs.tables[name] = set
 }
 
 // listCommands prints commands and their summaries, sorted by name.

@@ -216,9 +216,9 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 		MatchSeeds: matchSeeds, Planners: planners, MaxPlannerCalls: o.budget, Workers: o.workers, Backend: o.backend,
 		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), PromptStyle: o.promptStyle, Adversarial: o.adversarial}
 	if len(o.llm.specs) > 0 {
-		x.Base.LLM = o.llm.settings()
+		x.Base.LLM, x.Base.Endpoints = o.llm.settings(), o.llm.endpoints()
 	}
-	x.Planner = func(cfg evolve.JobConfig) func(spec, run string) (planner.Planner, error) {
+	x.Planner = func(cfg evolve.JobConfig) evolve.PlannerFunc {
 		return o.llm.planners(x.Store, &cfg)
 	}
 	// Off a terminal, a line every half minute says where the jobs are.

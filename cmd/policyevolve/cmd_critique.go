@@ -75,7 +75,7 @@ var critiqueModel = func(o *critiqueOptions) (critic.Model, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	client, err := o.llm.client(&planner.LLMRecorder{Store: s})
+	client, err := o.llm.client(&planner.LLMRecorder{Store: s}, nil)
 	if err != nil {
 		return nil, "", err
 	}

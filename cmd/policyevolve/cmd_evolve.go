@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/timing"
+	"policyevolve/llm"
 	"policyevolve/store"
 )
 
@@ -88,13 +90,13 @@ this process; the results are those of a local run.`, stdout)
 	fs.IntVar(&o.cfg.Pool.Capacity, "pool-capacity", 16, "global pool capacity")
 	fs.Float64Var(&o.cfg.Pool.PromoteThreshold, "promote-threshold", 0.6, "win rate a candidate must beat to join the pool")
 	fs.IntVar(&o.cfg.Workers, "workers", 0, "episodes played at once (default: the number of CPUs); never changes the results")
-	fs.IntVar(&o.cfg.PlannerConcurrency, "planner-concurrency", 1, "planner calls at once; never changes the results")
+	fs.IntVar(&o.cfg.PlannerConcurrency, "planner-concurrency", 0, "candidates proposed at once (default: --candidates with an LLM planner and no --max-planner-calls, else 1);\nnever changes the results, but for which calls a cost or token budget stops")
 	fs.IntVar(&o.cfg.MaxPlannerCalls, "max-planner-calls", 0, "stop after this many planner calls (proposals; 0: no limit)")
-	fs.Float64Var(&o.cfg.MaxCost, "max-cost", 0, "stop once LLM calls cost this many US dollars (0: no limit)")
-	fs.IntVar(&o.cfg.MaxTokens, "max-tokens", 0, "stop after this many LLM tokens in and out (0: no limit)")
+	fs.Float64Var(&o.cfg.MaxCost, "max-cost", 0, "US dollars the LLM calls may cost: a call is sent only if its worst case (max tokens at the model's price)\nfits in what is left (0: no limit); every model needs a price (--prices)")
+	fs.IntVar(&o.cfg.MaxTokens, "max-tokens", 0, "LLM tokens, in and out, the calls may take: a call is sent only if its worst case fits (0: no limit)")
 	fs.DurationVar(&o.cfg.MaxTime, "time", 0, "stop after this much wall-clock time, e.g. 2h (0: no limit)")
 	fs.StringVar(&o.cfg.Critic, "critic", "analytic", "who writes the reflections: analytic, or llm (the first --llm)")
-	fs.StringVar(&o.resume, "resume", "", "resume the run RUN_ID where it stopped (its stored configuration decides)")
+	fs.StringVar(&o.resume, "resume", "", "resume the run RUN_ID where it stopped: its stored configuration decides, but for where its models are\nserved (--llm SPEC@URL, --llm-base-url, --llm-key-env, --llm-timeout, --llm-retries, the config file's models table)")
 	fs.BoolVar(&o.json, "json", false, "write machine-readable events (JSON lines) on stdout instead of progress")
 	fs.String("config", "", "read flags from a TOML or YAML file")
 	o.storeOptions.register(fs)
@@ -142,7 +144,10 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 			if err := o.llm.check(); err != nil {
 				return err
 			}
-			cfg.LLM = o.llm.settings()
+			if err := o.llm.checkBudget(cfg.MaxCost); err != nil {
+				return err
+			}
+			cfg.LLM, cfg.Endpoints = o.llm.settings(), o.llm.endpoints()
 		}
 		if cfg.Critic == "llm" && len(o.llm.specs) == 0 {
 			return usagef("--critic llm needs a model: --llm PROVIDER:MODEL")
@@ -172,8 +177,28 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		if err := json.Unmarshal(run.Config, &stored); err != nil {
 			return fmt.Errorf("run %s: its configuration does not read: %w", o.resume, err)
 		}
-		o.llm.apply(stored.LLM, stored.Planners)
+		if err := o.checkSeeds(stored); err != nil {
+			return err
+		}
+		now := o.llm
+		o.llm.apply(stored.LLM, stored.Planners, stored.Endpoints)
+		changes, err := o.llm.move(&now, stored.LLM)
+		if err != nil {
+			return err
+		}
+		for _, c := range changes {
+			fmt.Fprintf(stderr, "policyevolve evolve: resume: %s\n", c)
+		}
+		cfg.Endpoints = o.llm.endpoints()
+		if len(o.llm.specs) > 0 {
+			if err := o.llm.checkBudget(stored.MaxCost); err != nil {
+				return err
+			}
+		}
 		o.backend = stored.Backend
+	}
+	if len(o.llm.specs) > 0 && cfg.MaxCost == 0 {
+		o.llm.warnUnpriced(stderr)
 	}
 	sb, err := o.sandboxOptions.open(stderr)
 	if err != nil {
@@ -191,11 +216,11 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		defer progress.watchQueue(remote.Stats, progress.queueEvery())()
 	}
 	job.Planner = o.llm.planners(s, &job.Config)
-	job.Critic = func(run string) (critic.Critic, error) {
+	job.Critic = func(run string, gate llm.Gate) (critic.Critic, error) {
 		if job.Config.Critic != "llm" {
 			return nil, nil
 		}
-		client, err := o.llm.client(&planner.LLMRecorder{Store: s, Run: run})
+		client, err := o.llm.client(&planner.LLMRecorder{Store: s, Run: run}, gate)
 		if err != nil {
 			return nil, err
 		}
@@ -238,6 +263,43 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	return nil
 }
 
+// costWords is what a run's LLM calls cost, saying how many had no price
+// (their cost is unknown, not zero).
+func costWords(u store.RunUsage) string {
+	s := fmt.Sprintf("$%.4f", u.Cost)
+	switch {
+	case u.UnpricedCalls > 0 && u.UnpricedCalls == u.LLMCalls:
+		s = "cost unknown (no price for the model)"
+	case u.UnpricedCalls > 0:
+		s += fmt.Sprintf(" + %d calls of unknown cost", u.UnpricedCalls)
+	}
+	return s
+}
+
+// checkSeeds refuses, on a resume, seeds given that are not the run's:
+// the seeds decide what the run does.
+func (o *evolveOptions) checkSeeds(stored evolve.JobConfig) error {
+	if flagGiven(o.llm.fs, "seed") && o.cfg.Seed != stored.Seed {
+		return usagef("--resume: the run's seed cannot change (it is %d)", stored.Seed)
+	}
+	for _, f := range []struct {
+		name, value string
+		stored      []uint64
+	}{{"seeds", o.seeds, stored.EvalSeeds}, {"match-seeds", o.matchSeeds, stored.MatchSeeds}} {
+		if !flagGiven(o.llm.fs, f.name) {
+			continue
+		}
+		seeds, err := parseSeeds(f.value)
+		if err != nil {
+			return usagef("--%s: %v", f.name, err)
+		}
+		if !slices.Equal(slices.Compact(slices.Sorted(slices.Values(seeds))), f.stored) {
+			return usagef("--resume: the run's --%s cannot change (they are %v)", f.name, f.stored)
+		}
+	}
+	return nil
+}
+
 // printRunSummary prints how a run ended: its champion with its metrics,
 // where this process's time went (prof, when known), and the commands to
 // look further.
@@ -273,9 +335,9 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 	if run.StopReason != "" {
 		fmt.Fprintf(w, ": %s", run.StopReason)
 	}
-	fmt.Fprintf(w, " — %s (%d of %d); %d planner calls, %d LLM calls, $%.4f, %d episodes, %s\n",
+	fmt.Fprintf(w, " — %s (%d of %d); %d planner calls, %d LLM calls, %s, %d episodes, %s\n",
 		evolve.IterationsDone(run.Iterations), run.Iterations, cfg.TotalIterations(), run.Usage.Proposals, run.Usage.LLMCalls,
-		run.Usage.Cost, run.Usage.Episodes, (time.Duration(run.Usage.WallSeconds) * time.Second).String())
+		costWords(run.Usage), run.Usage.Episodes, (time.Duration(run.Usage.WallSeconds) * time.Second).String())
 	if prof != nil && prof.Total() > 0 {
 		fmt.Fprintf(w, "time in this process, summed over workers: %s\n", prof)
 	}

@@ -203,8 +203,8 @@ func TestEvolveLLMReplay(t *testing.T) {
 		if !strings.Contains(calls[0].Prompt, "func Policy(v *ssd.View, agent int) int") {
 			t.Errorf("the first prompt does not ask for the policy function:\n%s", calls[0].Prompt)
 		}
-		if !strings.Contains(calls[1].Prompt, "undefined: ssd.Nowhere") {
-			t.Errorf("the fix prompt does not carry the error:\n%s", calls[1].Prompt)
+		if len(calls[1].Turns) != 2 || !strings.Contains(calls[1].Turns[1].Text, "undefined: ssd.Nowhere") {
+			t.Errorf("the fix request does not carry the error: %+v", calls[1].Turns)
 		}
 		if !strings.Contains(p.Source, "ExploitAction") || p.Origin.Planner != "llm:replay:"+answers || p.Origin.Run != run.ID {
 			t.Errorf("policy %+v", p.Origin)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -33,6 +34,45 @@ type pingReport struct {
 	Priced          bool    `json:"priced"`
 }
 
+// pingError is a failed ping as --json writes it.
+type pingError struct {
+	Model string `json:"model,omitempty"`
+	Error struct {
+		Message string `json:"message"`
+		// Kind is the failure's kind (llm.APIError's: "no API key",
+		// "rate limited"…), "usage" for wrong flags; with Temporary,
+		// whether trying later may help.
+		Kind      string `json:"kind"`
+		Temporary bool   `json:"temporary"`
+		Status    int    `json:"status,omitempty"`
+		Attempts  int    `json:"attempts,omitempty"`
+		Detail    string `json:"detail,omitempty"`
+		Hint      string `json:"hint,omitempty"`
+	} `json:"error"`
+}
+
+// writePingError writes err to w as JSON, and returns it (the exit code
+// and the line on stderr stay those of the error).
+func writePingError(w io.Writer, model string, err error) error {
+	var pe pingError
+	pe.Model, pe.Error.Message, pe.Error.Kind = model, err.Error(), "failure"
+	var ae *llm.APIError
+	var ue *usageError
+	switch {
+	case errors.As(err, &ae):
+		pe.Error.Kind, pe.Error.Temporary, pe.Error.Status = ae.Kind.Error(), ae.Temporary(), ae.Status
+		pe.Error.Attempts, pe.Error.Detail, pe.Error.Hint = ae.Attempts, ae.Detail, ae.Hint
+	case errors.As(err, &ue):
+		pe.Error.Kind = "usage"
+	case errors.Is(err, context.Canceled):
+		pe.Error.Kind = "interrupted"
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(pe)
+	return err
+}
+
 func cmdLLMPing(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o llmOptions
 	var asJSON bool
@@ -46,12 +86,18 @@ or an unreachable server is reported in one line. Nothing is stored.`, stdout)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	c, err := o.client(nil)
+	c, err := o.client(nil, nil)
 	if err != nil {
+		if asJSON {
+			return writePingError(stdout, o.spec, err)
+		}
 		return err
 	}
 	resp, err := c.Generate(ctx, llm.Request{Prompt: "Reply with the single word: pong", Purpose: "ping"})
 	if err != nil {
+		if asJSON {
+			return writePingError(stdout, c.Name(), err)
+		}
 		return err
 	}
 	rep := pingReport{Model: c.Name(), Server: c.BaseURL(), Settings: c.Settings(), Answer: strings.TrimSpace(resp.Text),

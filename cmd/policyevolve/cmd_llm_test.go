@@ -37,6 +37,7 @@ type openAIServer struct {
 	replies []func(w http.ResponseWriter)
 	auth    []string
 	prompts []string
+	bodies  []string
 }
 
 func newOpenAIServer(t *testing.T, replies ...func(w http.ResponseWriter)) *openAIServer {
@@ -49,6 +50,7 @@ func newOpenAIServer(t *testing.T, replies ...func(w http.ResponseWriter)) *open
 		json.Unmarshal(data, &body)
 		s.mu.Lock()
 		s.auth = append(s.auth, r.Header.Get("Authorization"))
+		s.bodies = append(s.bodies, string(data))
 		if n := len(body.Messages); n > 0 {
 			s.prompts = append(s.prompts, body.Messages[n-1].Content)
 		}
@@ -320,12 +322,16 @@ func TestProposePromptStyles(t *testing.T) {
 	}
 }
 
-// ledger lists the LLM calls recorded in a store (opened read-only).
-func ledger(t *testing.T, s *store.Store) []store.LLMCall {
+// ledger lists the LLM calls recorded in a store (opened read-only)
+// outside runs.
+func ledger(t *testing.T, s *store.Store) []store.LLMCall { return ledgerOf(t, s, "") }
+
+// ledgerOf lists the LLM calls of run.
+func ledgerOf(t *testing.T, s *store.Store, run string) []store.LLMCall {
 	t.Helper()
 	var calls []store.LLMCall
 	if err := s.View(func(tx *store.Tx) (err error) {
-		calls, err = tx.LLMCalls("")
+		calls, err = tx.LLMCalls(run)
 		return err
 	}); err != nil {
 		t.Fatal(err)

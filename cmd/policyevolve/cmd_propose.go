@@ -88,7 +88,7 @@ func runPropose(ctx context.Context, o proposeOptions, stdout, stderr io.Writer)
 		return err
 	}
 	defer ar.Close()
-	client, err := o.client(&planner.LLMRecorder{Store: ar.Store})
+	client, err := o.client(&planner.LLMRecorder{Store: ar.Store}, nil)
 	if err != nil {
 		return err
 	}

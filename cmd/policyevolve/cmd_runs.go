@@ -160,8 +160,8 @@ and the champion after it.`, stdout)
 	}
 	fmt.Fprintf(stdout, "\nstarted %s, updated %s\n", run.Started.Local().Format(time.DateTime), run.Updated.Local().Format(time.DateTime))
 	u := run.Usage
-	fmt.Fprintf(stdout, "spent: %d planner calls, %d LLM calls (%d tokens in, %d out), $%.4f, %d episodes, %s\n",
-		u.Proposals, u.LLMCalls, u.InputTokens, u.OutputTokens, u.Cost, u.Episodes, (time.Duration(u.WallSeconds) * time.Second).String())
+	fmt.Fprintf(stdout, "spent: %d planner calls, %d LLM calls (%d tokens in, %d out), %s, %d episodes, %s\n",
+		u.Proposals, u.LLMCalls, u.InputTokens, u.OutputTokens, costWords(u), u.Episodes, (time.Duration(u.WallSeconds) * time.Second).String())
 	pretty, _ := json.MarshalIndent(cfg, "  ", "  ")
 	fmt.Fprintf(stdout, "configuration:\n  %s\n", pretty)
 	for _, it := range its {

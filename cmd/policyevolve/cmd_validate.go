@@ -81,8 +81,12 @@ func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Write
 	if len(rep.Compared) > 1 {
 		checked = ", and the " + string(rep.Compared[1]) + " backend chose the same actions"
 	}
-	fmt.Fprintf(stdout, "OK %s: policy %.12s is valid, compiled (%s), and passed the %d-step smoke test and the determinism probe on %s%s\n",
-		o.file, prog.ID, prog.Backend, sandbox.SmokeSteps, game, checked)
+	whole := ""
+	if rep.Episode > 0 {
+		whole = fmt.Sprintf(" and over a whole %d-step episode", rep.Episode)
+	}
+	fmt.Fprintf(stdout, "OK %s: policy %.12s is valid, compiled (%s), and passed the %d-step smoke test and the determinism probe%s on %s%s\n",
+		o.file, prog.ID, prog.Backend, sandbox.SmokeSteps, whole, game, checked)
 	return nil
 }
 
@@ -97,6 +101,9 @@ func printValidateDetails(w io.Writer, sb *sandbox.Sandbox, rep *sandbox.SmokeRe
 		}
 		fmt.Fprintf(w, "cost: %v of CPU time per step for %d agents, over %d smoke-test steps (budget %s per step)\n",
 			rep.PerStep.Round(time.Microsecond), rep.Agents, rep.Steps, budget)
+	}
+	if rep != nil && rep.Replayed > 0 {
+		fmt.Fprintf(w, "whole episode: %d steps from seed 1, played twice, the same actions on the %d steps both played\n", rep.Episode, rep.Replayed)
 	}
 	if rep != nil && len(rep.Compared) > 0 {
 		var names []string

@@ -15,8 +15,9 @@ import (
 // applyConfigFile sets flags from a TOML (.toml) or YAML (.yaml, .yml)
 // file whose keys are the flags' names (a list sets a repeatable flag
 // once per element). It runs before the command line is parsed, so the
-// command line wins. A key that names no flag, or a value a flag refuses,
-// is an error naming the file and the key.
+// command line wins. A key that names a table the command registered
+// (flagSet.table) is read by it. A key that names no flag, or a value a
+// flag refuses, is an error naming the file and the key.
 func applyConfigFile(fs *flagSet, path string) error {
 	fs.applyRules()
 	data, err := os.ReadFile(path)
@@ -43,6 +44,16 @@ func applyConfigFile(fs *flagSet, path string) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		name := strings.ReplaceAll(k, "_", "-")
+		if set := fs.tables[name]; set != nil {
+			table, ok := values[k].(map[string]any)
+			if !ok {
+				return usagef("--config %s: %s: want a table", path, k)
+			}
+			if err := set(table); err != nil {
+				return usagef("--config %s: %s: %v", path, k, err)
+			}
+			continue
+		}
 		if fs.Lookup(name) == nil || name == "config" || name == "resume" {
 			return usagef("--config %s: %q is not a flag of this command", path, k)
 		}

@@ -44,7 +44,7 @@ var flagRules = map[string]rule{
 	"promote-threshold":   {lo: 0, hi: 1, loOpen: true, hiOpen: true},
 	"workers":             {lo: 1, hi: 1024, unset: "0"},
 	"tune workers":        {lo: 1, hi: 1024},
-	"planner-concurrency": {lo: 1, hi: 256},
+	"planner-concurrency": {lo: 1, hi: 256, unset: "0"},
 	"max-planner-calls":   {lo: 0, hi: 10_000_000},
 	"max-cost":            {lo: 0, hi: 1_000_000},
 	"max-tokens":          {lo: 0, hi: 1e12},

@@ -95,6 +95,8 @@ func (v *View) BeamHitsFrom(agent int) []int {
 
 // CleanBeamCount returns how many polluted river cells a clean beam fired
 // from (r, c) facing orient would clear (Cleanup).
+//
+//ssd:game cleanup
 func (v *View) CleanBeamCount(r, c, orient int) int {
 	a, b, cc, d := Rotation(orient)
 	p := v.lay.Params

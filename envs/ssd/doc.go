@@ -25,6 +25,18 @@
 // agent costs about one computation plus copies; a search per cell per
 // step has no such discount.
 //
+// # One game's API
+//
+// The LLM planner's prompts list this package's API as a policy of one
+// game sees it (evolve/planner/prompts), leaving out what only the other
+// game can use. Such a declaration is marked here: a function or method
+// by the directive "//ssd:game cleanup" (or gathering) at the end of its
+// doc comment, a constant by "Cleanup only" in its comment, and struct
+// fields by a heading comment "// Cleanup." over their group (up to the
+// next field with a doc comment of its own). "//ssd:game both" marks what
+// only a description of both games needs (the Game type: a policy of one
+// game knows which it plays).
+//
 // Coordinates: rows grow southwards, columns eastwards; Pos{R, C}.
 // Orientations North, East, South, West are 0..3; movement actions are
 // relative to the agent's orientation and agents may share cells.

@@ -3,6 +3,8 @@ package ssd
 import "fmt"
 
 // Game names one of the two Sequential Social Dilemmas.
+//
+//ssd:game both
 type Game uint8
 
 const (

@@ -66,6 +66,8 @@ func (v *View) Update(st *State) error {
 }
 
 // Game is the game being played.
+//
+//ssd:game both
 func (v *View) Game() Game { return v.lay.Game }
 
 // NumActions is the number of valid actions: 8 in Gathering, 9 in Cleanup.
@@ -217,16 +219,22 @@ func (v *View) Apples() []Pos {
 func (v *View) AppleSpawns() []Pos { return append([]Pos(nil), v.lay.Apples...) }
 
 // IsRiver reports whether (r, c) is a river cell (Cleanup), polluted or not.
+//
+//ssd:game cleanup
 func (v *View) IsRiver(r, c int) bool {
 	return v.InBounds(r, c) && v.d.riverAt[r*v.lay.Width+c] >= 0
 }
 
 // IsStream reports whether (r, c) is a stream cell (Cleanup).
+//
+//ssd:game cleanup
 func (v *View) IsStream(r, c int) bool {
 	return v.InBounds(r, c) && v.d.stream[r*v.lay.Width+c]
 }
 
 // WasteAt reports whether (r, c) is a polluted river cell (Cleanup).
+//
+//ssd:game cleanup
 func (v *View) WasteAt(r, c int) bool {
 	if !v.InBounds(r, c) {
 		return false
@@ -236,12 +244,18 @@ func (v *View) WasteAt(r, c int) bool {
 }
 
 // RiverCells returns every river cell, in scan order.
+//
+//ssd:game cleanup
 func (v *View) RiverCells() []Pos { return append([]Pos(nil), v.lay.River...) }
 
 // StreamCells returns every stream cell, in scan order.
+//
+//ssd:game cleanup
 func (v *View) StreamCells() []Pos { return append([]Pos(nil), v.lay.Stream...) }
 
 // WasteCells returns the polluted river cells, in scan order.
+//
+//ssd:game cleanup
 func (v *View) WasteCells() []Pos {
 	var out []Pos
 	for k, w := range v.st.Waste {
@@ -253,6 +267,8 @@ func (v *View) WasteCells() []Pos {
 }
 
 // NumWaste counts the polluted river cells.
+//
+//ssd:game cleanup
 func (v *View) NumWaste() int {
 	n := 0
 	for _, w := range v.st.Waste {
@@ -265,6 +281,8 @@ func (v *View) NumWaste() int {
 
 // WasteDensity is the polluted fraction of the river (0 with no river):
 // apples stop regrowing at Params().ThresholdDepletion.
+//
+//ssd:game cleanup
 func (v *View) WasteDensity() float64 {
 	if len(v.lay.River) == 0 {
 		return 0

@@ -59,7 +59,9 @@ func (m *Mode) Play(ctx context.Context, it *store.Iteration) (bool, error) {
 	if c != nil && c.Status != store.CandidateProposed {
 		return true, nil
 	}
-	if reason := m.run.Budget(store.RunUsage{}); reason != "" && c == nil {
+	if reason, err := m.run.Budget(store.RunUsage{}); err != nil {
+		return false, err
+	} else if reason != "" && c == nil {
 		return false, nil
 	}
 	r := search.Request{Op: it.Plan[0].Operator}
@@ -70,7 +72,7 @@ func (m *Mode) Play(ctx context.Context, it *store.Iteration) (bool, error) {
 		}
 		r.Parent, r.History = it.Plan[0].Parents[0], history
 	}
-	return true, search.Single(ctx, m.run, it, r)
+	return search.Single(ctx, m.run, it, r)
 }
 
 // history lists the policies the chain admitted before iteration i,

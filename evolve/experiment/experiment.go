@@ -54,7 +54,7 @@ type Experiment struct {
 	Store   *store.Store
 	Sandbox *sandbox.Sandbox
 	// Planner builds the planners of a run of cfg (see evolve.Job.Planner).
-	Planner func(cfg evolve.JobConfig) func(spec, run string) (planner.Planner, error)
+	Planner func(cfg evolve.JobConfig) evolve.PlannerFunc
 	// OnJob, when set, is called with each job before it runs, and its
 	// result when the job ends (cmd uses it to let an interrupt stop the
 	// job at a safe point).
@@ -143,6 +143,7 @@ var Baselines = []string{"bfs", "exploit", "coop"}
 // configuration, the runs per method and the first seed. Running it
 // again finds its runs by their pool tags (PoolTag).
 func ID(base evolve.JobConfig, runs int, seed uint64) string {
+	base.Endpoints = nil // where the models are served decides nothing
 	b, _ := json.Marshal(struct {
 		Base evolve.JobConfig
 		Runs int

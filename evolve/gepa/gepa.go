@@ -81,8 +81,8 @@ func (m *Mode) Plan(ctx context.Context, it *store.Iteration) (bool, error) {
 	if it.Prompt != nil {
 		return true, nil
 	}
-	if m.budget(it.Index) != "" {
-		return false, nil
+	if reason, err := m.budget(it.Index); err != nil || reason != "" {
+		return false, err
 	}
 	return true, m.plan(it)
 }
@@ -92,8 +92,8 @@ func (m *Mode) Plan(ctx context.Context, it *store.Iteration) (bool, error) {
 // policy is written stops the run.
 func (m *Mode) Play(ctx context.Context, it *store.Iteration) (bool, error) {
 	if it.Index > 0 && !it.Prompt.Reflected {
-		if err := m.reflect(ctx, it); err != nil {
-			return false, err
+		if err := m.reflect(ctx, it); err != nil || !it.Prompt.Reflected {
+			return false, err // not reflected: the budget did not admit the call
 		}
 	}
 	if c := it.Candidate(0); c == nil || c.Status == store.CandidateProposed {
@@ -118,17 +118,17 @@ func (m *Mode) Play(ctx context.Context, it *store.Iteration) (bool, error) {
 // budget is the run's Budget, and after the seed candidate it also stops
 // when fewer than two planner calls are left: a reflection is worth
 // nothing without the policy it leads to.
-func (m *Mode) budget(i int) string {
-	reason := m.run.Budget(store.RunUsage{})
-	if reason != "" || i == 0 || m.cfg.MaxPlannerCalls <= 0 {
-		return reason
+func (m *Mode) budget(i int) (string, error) {
+	reason, err := m.run.Budget(store.RunUsage{})
+	if err != nil || reason != "" || i == 0 || m.cfg.MaxPlannerCalls <= 0 {
+		return reason, err
 	}
 	if left := m.cfg.MaxPlannerCalls - m.run.Usage().Proposals; left < 2 {
 		reason = fmt.Sprintf("planner-call budget reached (%d): a reflection and the policy it leads to take 2 calls, %d left",
 			m.cfg.MaxPlannerCalls, left)
 		m.run.StopForBudget(reason)
 	}
-	return reason
+	return reason, nil
 }
 
 // plan stores the iteration's plan: its candidate, and the parent it
@@ -209,6 +209,9 @@ func (m *Mode) reflect(ctx context.Context, it *store.Iteration) error {
 	if err != nil {
 		return fmt.Errorf("%s, reflection: %w", m.base.Name(), err)
 	}
+	if r.Stopped != nil {
+		return nil // the budget stops the run here (Play sees it)
+	}
 	p := it.Prompt
 	p.Reflected, p.Guidance, p.Notes, p.Call = true, r.Guidance, r.Notes, r.Call
 	if r.Problem != nil {
@@ -234,15 +237,16 @@ func (m *Mode) write(ctx context.Context, it *store.Iteration) error {
 			m.run.Settled(it.Index, &c)
 			return m.run.Save(it)
 		}
-		if m.run.Budget(store.RunUsage{}) != "" {
-			return nil
+		if reason, err := m.run.Budget(store.RunUsage{}); err != nil || reason != "" {
+			return err
 		}
 	}
 	guided, err := m.base.Guide(it.Prompt.Guidance)
 	if err != nil {
 		return fmt.Errorf("gepa: candidate %d: %w", it.Prompt.ID, err)
 	}
-	return search.Single(ctx, m.run, it, search.Request{Op: planner.OpInit, Planner: guided, Known: true})
+	_, err = search.Single(ctx, m.run, it, search.Request{Op: planner.OpInit, Planner: guided, Known: true})
+	return err
 }
 
 // score records the candidate's per-seed scores, whether it joins the

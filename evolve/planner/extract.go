@@ -34,7 +34,7 @@ var policyFunc = regexp.MustCompile(`func\s+Policy\s*\(`)
 func Extract(answer string) (src []byte, notes string, err error) {
 	text := strings.ReplaceAll(answer, "\r\n", "\n")
 	lines := strings.Split(text, "\n")
-	code, start := pickBlock(lines)
+	code, start, _ := pickBlock(lines)
 	if code == nil {
 		return nil, strings.TrimSpace(text), fmt.Errorf("%w: found no ```go code block defining %s", ErrNoPolicy, sandbox.Signature)
 	}
@@ -91,9 +91,10 @@ func fencedBlocks(lines []string) []fencedBlock {
 	return blocks
 }
 
-// pickBlock returns the lines of the block that defines Policy and the
-// index of the line where it starts (its fence).
-func pickBlock(lines []string) ([]string, int) {
+// pickBlock returns the lines of the block that defines Policy, the
+// index of the line where it starts (its fence) and that of its first
+// line of code.
+func pickBlock(lines []string) (code []string, start, first int) {
 	type block struct {
 		fencedBlock
 		goish bool
@@ -110,7 +111,7 @@ func pickBlock(lines []string) ([]string, int) {
 		}
 	}
 	if best != nil {
-		return best.body, best.start
+		return best.body, best.start, best.start + 1
 	}
 	// No fence: code written straight into the prose. Take it from its
 	// package clause (or the function) to the end.
@@ -125,9 +126,9 @@ func pickBlock(lines []string) ([]string, int) {
 				break
 			}
 		}
-		return lines[start:], start
+		return lines[start:], start, start
 	}
-	return nil, 0
+	return nil, 0, 0
 }
 
 // packageNames maps the name a policy uses for an allowed package to its

@@ -10,6 +10,7 @@ import (
 	"policyevolve/envs/ssd"
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/timing"
+	"policyevolve/llm"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -61,6 +62,10 @@ type Outcome struct {
 	Attempts []Attempt
 	// Usage adds up every attempt.
 	Usage Usage
+	// Stopped says why the loop ended before a policy was accepted or
+	// its attempts were used up: a call the run's budget did not admit
+	// (an error wrapping llm.ErrNotAdmitted; nothing was sent for it).
+	Stopped error
 }
 
 // Calls is how many planner calls the attempts took (docs/decisions.md: one
@@ -123,6 +128,12 @@ func (l *FixLoop) run(ctx context.Context, t Task, first func() (*Proposal, erro
 	prop, err := first()
 	done()
 	for n := 1; ; n++ {
+		if errors.Is(err, llm.ErrNotAdmitted) {
+			// The budget ends the request here; what was tried stands.
+			out.Stopped = err
+			l.logf("attempt %d: not sent: %s", n, OneLine(err.Error()))
+			return out, nil
+		}
 		if err != nil {
 			return out, fmt.Errorf("%s, attempt %d: %w", l.Planner.Name(), n, err)
 		}

@@ -70,6 +70,9 @@ type Reflection struct {
 	// Call is the LLM call that reflected ("llm-call:N"), if any.
 	Call  string
 	Usage Usage
+	// Stopped says the reflection was not made: the run's budget did not
+	// admit its call (nothing was sent).
+	Stopped error
 }
 
 // ErrNoGuidance: a reflection's answer held no guidance.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"policyevolve/evolve/planner/prompts"
@@ -33,12 +34,65 @@ type LLMPlanner struct {
 
 var _ Planner = (*LLMPlanner)(nil)
 
-// conversation is an LLM proposal's State: the messages it answered, so
-// that Fix appends the error to the same user prompt, as in the paper.
+// conversation is an LLM proposal's State: the messages it answered and
+// the model's answer, so that Fix can go on with the same conversation.
 type conversation struct {
 	system, prompt string
-	operator       string
-	parents        []string
+	turns          []llm.Turn
+	// answer is the model's answer ("" when it gave none).
+	answer string
+	// legacy is the same request in the words of the prompts before they
+	// were built per game and before a fix was a conversation (a fix
+	// paragraph appended to the first prompt): a run recorded then finds
+	// its answers under them (nil: no such words).
+	legacy   *legacyRequest
+	operator string
+	parents  []string
+}
+
+// legacyRequest is a single-turn request: a system message and a prompt.
+type legacyRequest struct{ system, prompt string }
+
+// request is the conversation as a request, with extra appended to its
+// last user message (the first prompt, or the last reply).
+func (c *conversation) request(extra string, sample int, purpose string) llm.Request {
+	r := llm.Request{System: c.system, Prompt: c.prompt, Turns: slices.Clone(c.turns), Sample: sample, Purpose: purpose}
+	if extra != "" {
+		if n := len(r.Turns); n > 0 {
+			r.Turns[n-1].Text += extra
+		} else {
+			r.Prompt += extra
+		}
+	}
+	return r
+}
+
+// then is the conversation after the model's answer and the user's
+// reply. An empty answer cannot be a turn (providers refuse empty
+// messages): the reply is then appended to the last user message.
+func (c *conversation) then(answer, reply string) *conversation {
+	next := &conversation{system: c.system, prompt: c.prompt, turns: slices.Clone(c.turns), operator: c.operator, parents: c.parents}
+	if strings.TrimSpace(answer) == "" {
+		r := c.request(reply, 0, "")
+		next.prompt, next.turns = r.Prompt, r.Turns
+		return next
+	}
+	next.turns = append(next.turns, llm.Turn{Role: llm.RoleAssistant, Text: answer},
+		llm.Turn{Role: llm.RoleUser, Text: strings.TrimLeft(reply, "\n")})
+	return next
+}
+
+// generate asks the model the conversation with extra appended to its
+// last user message; an answer recorded under the legacy words of the
+// same request is taken first.
+func (p *LLMPlanner) generate(ctx context.Context, t Task, c *conversation, extra, purpose string) (*llm.Response, error) {
+	if l := c.legacy; l != nil && (l.system != c.system || l.prompt != c.prompt || len(c.turns) > 0) {
+		resp, err := p.Client.Recorded(ctx, llm.Request{System: l.system, Prompt: l.prompt + extra, Sample: t.Sample})
+		if resp != nil || err != nil {
+			return resp, err
+		}
+	}
+	return p.Client.Generate(ctx, c.request(extra, t.Sample, purpose))
 }
 
 // Name is "llm:PROVIDER:MODEL".
@@ -72,6 +126,26 @@ func (p *LLMPlanner) start(ctx context.Context, t Task, op string, parents []str
 	if err != nil {
 		return nil, err
 	}
+	now, err := p.words(g, user)
+	if err != nil {
+		return nil, err
+	}
+	// The same request as the prompts said it before they were built per
+	// game (prompts.Game.LegacyGame).
+	lg, err := g.LegacyGame()
+	if err != nil {
+		return nil, err
+	}
+	before, err := p.words(lg, user)
+	if err != nil {
+		return nil, err
+	}
+	c := &conversation{system: now.system, prompt: now.prompt, legacy: before, operator: op, parents: parents}
+	return p.ask(ctx, t, c, op)
+}
+
+// words are a request's system message and first prompt for g.
+func (p *LLMPlanner) words(g prompts.Game, user func(prompts.Game) (string, error)) (*legacyRequest, error) {
 	sys, err := p.system(g)
 	if err != nil {
 		return nil, err
@@ -80,7 +154,7 @@ func (p *LLMPlanner) start(ctx context.Context, t Task, op string, parents []str
 	if err != nil {
 		return nil, err
 	}
-	return p.ask(ctx, t, &conversation{system: sys, prompt: prompt, operator: op, parents: parents}, op)
+	return &legacyRequest{system: sys, prompt: prompt}, nil
 }
 
 // ask sends a conversation and turns the answer into a proposal.
@@ -88,7 +162,7 @@ func (p *LLMPlanner) ask(ctx context.Context, t Task, c *conversation, purpose s
 	if p.Style == prompts.StyleReact {
 		return p.react(ctx, t, c, purpose)
 	}
-	resp, err := p.Client.Generate(ctx, llm.Request{System: c.system, Prompt: c.prompt, Sample: t.Sample, Purpose: purpose})
+	resp, err := p.generate(ctx, t, c, "", purpose)
 	var ae *llm.APIError
 	if errors.As(err, &ae) && errors.Is(err, llm.ErrEmptyAnswer) {
 		// The model said nothing (often: its max tokens went on
@@ -99,6 +173,7 @@ func (p *LLMPlanner) ask(ctx context.Context, t Task, c *conversation, purpose s
 	if err != nil {
 		return nil, err
 	}
+	c.answer = resp.Text
 	return withAnswer(&Proposal{State: c, Origin: p.origin(t, c, resp.CallID), Usage: usageOf(resp)}, resp.Text), nil
 }
 
@@ -170,10 +245,13 @@ func (p *LLMPlanner) Crossover(ctx context.Context, req CrossoverRequest) (*Prop
 	})
 }
 
-// Fix appends the problem, with advice for its kind, to the user prompt
-// of the failed proposal and asks again. The fixed proposal keeps the
-// operator and parents of the one it repairs: it is another attempt at
-// the same request, as in the paper.
+// Fix goes on with the failed proposal's conversation: the model's
+// answer as its turn, then the problem, with advice for its kind and its
+// line:column positions counted in that answer, as the user's reply (an
+// empty answer cannot be a turn: the problem is then appended to the last
+// user message). The fixed proposal keeps the operator and parents of the
+// one it repairs: it is another attempt at the same request, as in the
+// paper.
 func (p *LLMPlanner) Fix(ctx context.Context, req FixRequest) (*Proposal, error) {
 	c, ok := req.Failed.State.(*conversation)
 	if !ok {
@@ -184,12 +262,29 @@ func (p *LLMPlanner) Fix(ctx context.Context, req FixRequest) (*Proposal, error)
 		return nil, err
 	}
 	pr := DescribeProblem(req.Problem)
-	para, err := p.Prompts.Fix(prompts.FixData{Game: g, Kind: pr.Kind, Summary: pr.Summary, Error: pr.Detail,
-		Attempt: req.Attempt, MaxAttempts: MaxAttempts})
+	d := prompts.FixData{Game: g, Kind: pr.Kind, Summary: pr.Summary, Error: pr.Detail, Attempt: req.Attempt, MaxAttempts: MaxAttempts}
+	if c.answer != "" {
+		d.Summary, d.Error = InAnswer(pr.Summary, c.answer, req.Failed.Source), InAnswer(pr.Detail, c.answer, req.Failed.Source)
+	}
+	reply, err := p.Prompts.Fix(d)
 	if err != nil {
 		return nil, err
 	}
-	next := &conversation{system: c.system, prompt: c.prompt + para, operator: c.operator, parents: c.parents}
+	next := c.then(c.answer, reply)
+	if c.legacy != nil {
+		// Before, the problem was appended to the first prompt, in the
+		// code block's lines.
+		lg, err := g.LegacyGame()
+		if err != nil {
+			return nil, err
+		}
+		para, err := p.Prompts.Fix(prompts.FixData{Game: lg, Kind: pr.Kind, Summary: pr.Summary, Error: pr.Detail,
+			Attempt: req.Attempt, MaxAttempts: MaxAttempts})
+		if err != nil {
+			return nil, err
+		}
+		next.legacy = &legacyRequest{system: c.legacy.system, prompt: c.legacy.prompt + para}
+	}
 	return p.ask(ctx, req.Task, next, OpFix)
 }
 

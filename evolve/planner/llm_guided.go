@@ -55,6 +55,9 @@ func (p *LLMPlanner) Reflect(ctx context.Context, req ReflectRequest) (*Reflecti
 		return nil, err
 	}
 	resp, err := p.Client.Generate(ctx, llm.Request{Prompt: prompt, Sample: req.Sample, Purpose: OpReflect})
+	if errors.Is(err, llm.ErrNotAdmitted) {
+		return &Reflection{Stopped: err}, nil
+	}
 	var ae *llm.APIError
 	if errors.As(err, &ae) && errors.Is(err, llm.ErrEmptyAnswer) {
 		return &Reflection{Problem: fmt.Errorf("%w: the answer was empty", ErrNoGuidance), Usage: Usage{LLMCalls: 1}}, nil

@@ -50,10 +50,19 @@ func TestReplayEndToEnd(t *testing.T) {
 	if !strings.Contains(cs[0].System, "Gathering game") || !strings.Contains(cs[0].Prompt, "Iteration 0/3: write the initial policy") {
 		t.Errorf("first call: system %.80q…, prompt %.80q…", cs[0].System, cs[0].Prompt)
 	}
-	fix := cs[1].Prompt
-	if !strings.HasPrefix(fix, cs[0].Prompt) || !strings.Contains(fix, "ERROR from attempt 1 of 3") ||
-		!strings.Contains(fix, "Nowhere") || !strings.Contains(fix, "policy.go:2:13: undefined: ssd.Nowhere") {
-		t.Errorf("fix prompt does not append the compiler's message to the first prompt:\n%s", fix[len(cs[0].Prompt):])
+	// The fix request goes on with the conversation: the failed answer as
+	// the model's turn, the compiler's message (line:column counted in
+	// that answer: its line 4 is the code's line 2) as the reply.
+	fix := cs[1]
+	if fix.Prompt != cs[0].Prompt || fix.System != cs[0].System || len(fix.Turns) != 2 {
+		t.Fatalf("fix request: prompt changed %v, %d turns", fix.Prompt != cs[0].Prompt, len(fix.Turns))
+	}
+	if fix.Turns[0].Role != llm.RoleAssistant || fix.Turns[0].Text != evolvetest.BadAnswer {
+		t.Errorf("the model's turn %+v, want its failed answer", fix.Turns[0])
+	}
+	if reply := fix.Turns[1].Text; fix.Turns[1].Role != llm.RoleUser || !strings.HasPrefix(reply, "ERROR from attempt 1 of 3") ||
+		!strings.Contains(reply, "line 4:13: undefined: ssd.Nowhere") || !strings.Contains(reply, "count the lines of your answer above") {
+		t.Errorf("the reply does not carry the compiler's message in the answer's lines:\n%s", reply)
 	}
 	if cs[0].Answer != evolvetest.BadAnswer || cs[1].Answer != evolvetest.ValidAnswer || cs[1].Purpose != planner.OpFix {
 		t.Errorf("recorded answers %q / %q, purpose %q", cs[0].Answer, cs[1].Answer, cs[1].Purpose)
@@ -83,8 +92,11 @@ func TestNoPolicyIsFedBack(t *testing.T) {
 		t.Errorf("first attempt %+v", out.Attempts[0])
 	}
 	cs := evolvetest.Calls(t, a.Store, "")
-	if !strings.Contains(cs[1].Prompt, "could not find the policy") || !strings.Contains(cs[1].Prompt, "You MUST give exactly one ```go code block") {
-		t.Errorf("fix prompt:\n%s", cs[1].Prompt[len(cs[0].Prompt):])
+	if len(cs[1].Turns) != 2 || cs[1].Turns[0].Text != "I would write a greedy policy." {
+		t.Fatalf("fix request turns %+v, want the answer and the reply", cs[1].Turns)
+	}
+	if reply := cs[1].Turns[1].Text; !strings.Contains(reply, "could not find the policy") || !strings.Contains(reply, "You MUST give exactly one ```go code block") {
+		t.Errorf("fix reply:\n%s", reply)
 	}
 }
 

@@ -24,8 +24,8 @@ var playAction = regexp.MustCompile(`(?im)^[\s*_#>-]*action[\s*_]*:[\s*_]*play\b
 // read its scores before it answers. Each turn is one LLM request and one
 // planner call; the turns stop at the planner's limit, at the run's
 // budget (Task.CallsLeft, one call kept for the answer) or when the model
-// answers without asking to play. The transcript grows in the user
-// prompt: turn, observation, turn…
+// answers without asking to play. The transcript grows in the last user
+// message: turn, observation, turn…
 func (p *LLMPlanner) react(ctx context.Context, t Task, c *conversation, purpose string) (*Proposal, error) {
 	limit := p.ReactTurns
 	if limit <= 0 {
@@ -47,14 +47,12 @@ func (p *LLMPlanner) react(ctx context.Context, t Task, c *conversation, purpose
 		if err != nil {
 			return nil, err
 		}
-		prompt := c.prompt + transcript.String() + turn
-		resp, err := p.Client.Generate(ctx, llm.Request{System: c.system, Prompt: prompt, Sample: t.Sample, Purpose: purpose})
+		resp, err := p.generate(ctx, t, c, transcript.String()+turn, purpose)
 		calls++
 		var ae *llm.APIError
 		if errors.As(err, &ae) && errors.Is(err, llm.ErrEmptyAnswer) {
 			usage.Add(Usage{LLMCalls: 1})
-			next := &conversation{system: c.system, prompt: c.prompt + transcript.String(), operator: c.operator, parents: c.parents}
-			return &Proposal{Problem: fmt.Errorf("%w: the answer was empty", ErrNoPolicy), State: next,
+			return &Proposal{Problem: fmt.Errorf("%w: the answer was empty", ErrNoPolicy), State: c.withTranscript(transcript.String(), ""),
 				Usage: usage, Calls: calls, Origin: p.origin(t, c, 0)}, nil
 		}
 		if err != nil {
@@ -73,8 +71,20 @@ func (p *LLMPlanner) react(ctx context.Context, t Task, c *conversation, purpose
 			fmt.Fprintf(&transcript, "\n\n## Turn %d (yours)\n\n%s\n\n## Observation %d\n\n%s", tested, strings.TrimSpace(resp.Text), tested, obs)
 			continue
 		}
-		// The answer. Fix continues from the prompt with the transcript.
-		next := &conversation{system: c.system, prompt: c.prompt + transcript.String(), operator: c.operator, parents: c.parents}
+		// The answer. Fix goes on from the conversation with the
+		// transcript.
+		next := c.withTranscript(transcript.String(), resp.Text)
 		return withAnswer(&Proposal{State: next, Origin: p.origin(t, c, resp.CallID), Usage: usage, Calls: calls}, resp.Text), nil
 	}
+}
+
+// withTranscript is the conversation with a ReAct transcript appended to
+// its last user message, and the model's final answer.
+func (c *conversation) withTranscript(transcript, answer string) *conversation {
+	r := c.request(transcript, 0, "")
+	next := &conversation{system: c.system, prompt: r.Prompt, turns: r.Turns, answer: answer, operator: c.operator, parents: c.parents}
+	if c.legacy != nil {
+		next.legacy = &legacyRequest{system: c.legacy.system, prompt: c.legacy.prompt + transcript}
+	}
+	return next
 }

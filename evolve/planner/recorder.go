@@ -34,12 +34,16 @@ func (r *LLMRecorder) Lookup(_ context.Context, key string) (*llm.Call, error) {
 	if err != nil {
 		return nil, err
 	}
+	var turns []llm.Turn
+	for _, t := range c.Turns {
+		turns = append(turns, llm.Turn{Role: t.Role, Text: t.Text})
+	}
 	return &llm.Call{ID: c.ID, Key: c.Key, Provider: c.Provider, Model: c.Model, BaseURL: c.BaseURL,
 		Settings: llm.Settings{Temperature: c.Temperature, MaxTokens: c.MaxTokens, Reasoning: c.Reasoning},
-		Request:  llm.Request{System: c.System, Prompt: c.Prompt, Sample: c.Sample, Purpose: c.Purpose},
+		Request:  llm.Request{System: c.System, Prompt: c.Prompt, Turns: turns, Sample: c.Sample, Purpose: c.Purpose},
 		Answer:   c.Answer, Thinking: c.Thinking, Latency: c.Latency, Attempts: c.Attempts, Err: c.Error,
 		Usage: llm.Usage{InputTokens: c.TokensIn, OutputTokens: c.TokensOut, ReasoningTokens: c.TokensReasoning,
-			Cost: c.Cost}}, nil
+			Cost: c.Cost, Priced: !c.Unpriced}}, nil
 }
 
 // Record stores the call and sets its id.
@@ -49,7 +53,10 @@ func (r *LLMRecorder) Record(_ context.Context, c *llm.Call) error {
 		Latency: c.Latency, Error: c.Err, Key: c.Key, BaseURL: c.BaseURL, System: c.Request.System,
 		Sample: c.Request.Sample, Purpose: c.Request.Purpose, Temperature: c.Settings.Temperature,
 		MaxTokens: c.Settings.MaxTokens, Reasoning: c.Settings.Reasoning, Thinking: c.Thinking,
-		TokensReasoning: c.Usage.ReasoningTokens, Attempts: c.Attempts}
+		TokensReasoning: c.Usage.ReasoningTokens, Attempts: c.Attempts, Unpriced: !c.Usage.Priced}
+	for _, t := range c.Request.Turns {
+		rec.Turns = append(rec.Turns, store.LLMTurn{Role: t.Role, Text: t.Text})
+	}
 	err := r.Store.Update(func(tx *store.Tx) error { return tx.AddLLMCall(rec) })
 	c.ID = rec.ID
 	return err

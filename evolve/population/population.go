@@ -64,8 +64,8 @@ func (m *Mode) Plan(ctx context.Context, it *store.Iteration) (bool, error) {
 	if len(it.Plan) > 0 {
 		return true, nil
 	}
-	if reason := m.run.Budget(store.RunUsage{}); reason != "" {
-		return false, nil
+	if reason, err := m.run.Budget(store.RunUsage{}); err != nil || reason != "" {
+		return false, err
 	}
 	return true, m.plan(ctx, it)
 }
@@ -311,6 +311,11 @@ func (m *Mode) proposeAll(ctx context.Context, it *store.Iteration) error {
 			break
 		}
 		g.Go(func() error {
+			// Go waits for room: the job may have been asked to stop
+			// meanwhile, and then no new candidate starts.
+			if m.run.Stopping() {
+				return nil
+			}
 			c, err := m.proposeOne(gctx, it, pc)
 			if err != nil {
 				return err
@@ -338,7 +343,9 @@ func (m *Mode) proposeAll(ctx context.Context, it *store.Iteration) error {
 // and returns its record (the best local version as its policy).
 func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.PlannedCandidate) (*store.Candidate, error) {
 	c := &store.Candidate{Sample: pc.Sample}
-	if reason := m.run.Budget(store.RunUsage{}); reason != "" {
+	if reason, err := m.run.Budget(store.RunUsage{}); err != nil {
+		return nil, err
+	} else if reason != "" {
 		c.Status, c.Problem = store.CandidateSkipped, reason
 		return c, nil
 	}
@@ -372,7 +379,12 @@ func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.Pla
 		return nil, err
 	}
 	for round := 1; round <= m.cfg.LocalRounds; round++ {
-		if best.Status != store.StatusOK || m.run.Stopping() || m.run.Budget(c.Usage) != "" {
+		if best.Status != store.StatusOK || m.run.Stopping() {
+			break
+		}
+		if reason, err := m.run.Budget(c.Usage); err != nil {
+			return nil, err
+		} else if reason != "" {
 			break
 		}
 		out, err := m.run.Propose(ctx, it, pc, pc.Sample+store.LocalRoundStride*round, search.Request{Op: planner.OpImprove, Parent: c.Policy})

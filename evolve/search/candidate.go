@@ -12,8 +12,9 @@ import (
 // r and evaluates it in self-play, storing the candidate's record after
 // each step: the step of a chain, and of GEPA under a candidate's
 // guidance. A candidate already proposed is only evaluated; one settled
-// is only reported.
-func Single(ctx context.Context, run Run, it *store.Iteration, r Request) error {
+// is only reported. false: the run's budget did not admit the
+// candidate's first call, and nothing was proposed (the run stops).
+func Single(ctx context.Context, run Run, it *store.Iteration, r Request) (bool, error) {
 	pc := it.Plan[0]
 	c := it.Candidate(0)
 	a := run.Arena()
@@ -22,7 +23,10 @@ func Single(ctx context.Context, run Run, it *store.Iteration, r Request) error 
 		run.Phase(it.Index, "propose")
 		out, err := run.Propose(ctx, it, pc, 0, r)
 		if err != nil {
-			return err
+			return false, err
+		}
+		if out.Stopped != nil && len(out.Attempts) == 0 {
+			return false, nil
 		}
 		nc := store.Candidate{Sample: 0, Attempts: len(out.Attempts), Usage: OutcomeUsage(out), Status: store.CandidateProposed}
 		CountRefusals(&nc, out)
@@ -34,18 +38,18 @@ func Single(ctx context.Context, run Run, it *store.Iteration, r Request) error 
 		it.SetCandidate(nc)
 		it.Usage.Add(nc.Usage)
 		if err := run.Save(it); err != nil {
-			return err
+			return false, err
 		}
 		c = it.Candidate(0)
 	}
 	if c.Status != store.CandidateProposed {
 		run.Settled(it.Index, c)
-		return nil
+		return true, nil
 	}
 	run.Phase(it.Index, "evaluate")
 	ev, err := a.Evaluate(ctx, c.Policy)
 	if err != nil {
-		return err
+		return false, err
 	}
 	it.Usage.Episodes += a.Episodes() - before
 	c.Metrics, c.Status = ev.Mean, store.CandidateEvaluated
@@ -54,10 +58,10 @@ func Single(ctx context.Context, run Run, it *store.Iteration, r Request) error 
 		CountFailures(c, ev)
 	}
 	if err := run.Save(it); err != nil {
-		return err
+		return false, err
 	}
 	run.Settled(it.Index, c)
-	return nil
+	return true, nil
 }
 
 // OutcomeUsage is what a request cost, as a candidate records it.
@@ -74,9 +78,12 @@ func UsageOf(proposals int, u planner.Usage) store.RunUsage {
 		OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens, Cost: u.Cost}
 }
 
-// Refusal describes a request none of whose attempts passed: duplicate or
-// refused.
+// Refusal describes a request none of whose attempts passed: skipped (the
+// run's budget did not admit its first call), duplicate or refused.
 func Refusal(out *planner.Outcome) (status, problem string) {
+	if out.Stopped != nil && len(out.Attempts) == 0 {
+		return store.CandidateSkipped, out.Stopped.Error()
+	}
 	p := out.Problem()
 	if p == nil {
 		return store.CandidateRefused, "no proposal"

@@ -61,8 +61,10 @@ type Run interface {
 	// Budget says which budget forbids another planner call, in words
 	// ("" when none does), counting the usage stored and pending (work in
 	// hand not stored yet). A budget reached is recorded as why the run
-	// stops, unless a reason is recorded already.
-	Budget(pending store.RunUsage) string
+	// stops, unless a reason is recorded already. Its error (the usage
+	// could not be read) must stop the run: a budget that cannot be
+	// checked is not one that is not reached.
+	Budget(pending store.RunUsage) (string, error)
 	// Usage is the run's usage as last counted.
 	Usage() store.RunUsage
 	// StopForBudget records a budget the mode itself finds reached (in

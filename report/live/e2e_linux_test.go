@@ -10,6 +10,7 @@ import (
 	"policyevolve/evolve"
 	"policyevolve/evolve/planner"
 	"policyevolve/internal/storetest"
+	"policyevolve/llm"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -46,7 +47,7 @@ func TestLiveRunPageInChromium(t *testing.T) {
 	cfg := evolve.JobConfig{Mode: evolve.ModePopulation, Game: "gathering", Map: "small", Agents: 4, Steps: 100, Seed: 7,
 		EvalSeeds: []uint64{0, 1}, Iterations: 2, Candidates: 2, LocalRounds: evolve.On(1), Backend: "yaegi"}
 	job := &evolve.Job{Config: cfg, Store: s, Sandbox: sb,
-		Planner: func(spec, run string) (planner.Planner, error) {
+		Planner: func(spec, run string, _ llm.Gate) (planner.Planner, error) {
 			return &planner.GrammarPlanner{PopSize: 4, Generations: 1}, nil
 		},
 		Events: evolve.ReporterFunc(func(e evolve.Event) {

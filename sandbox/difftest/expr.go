@@ -428,7 +428,7 @@ func (g *gen) mathCall(d int) ex {
 	case 6:
 		return nc("math.Round(%s)", f())
 	case 7:
-		return nc("math.Hypot(%s, %s)", f(), f())
+		return nc("math.Copysign(%s, %s)", f(), f())
 	case 8:
 		return nc("math.Trunc(%s)", f())
 	case 9:

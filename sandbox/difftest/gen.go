@@ -43,8 +43,11 @@ type Program struct {
 type Entry struct {
 	Index int
 	Name  string
-	text  string
-	uses  map[string]bool // names of declarations it needs
+	// Outside names the constructs outside the yaegi backend's subset
+	// that the entry holds: the yaegi backend must refuse it.
+	Outside []string
+	text    string
+	uses    map[string]bool // names of declarations it needs
 }
 
 // decl is a package-level declaration shared by entries.
@@ -332,6 +335,9 @@ type gen struct {
 
 	fn *fnCtx // the function being generated
 	sc *scope // innermost scope
+	// outside collects the constructs outside the yaegi subset written
+	// into the entry being generated.
+	outside []string
 }
 
 func newGen(seed uint64, cfg Config) *gen {

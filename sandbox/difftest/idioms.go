@@ -11,6 +11,7 @@ func (g *gen) idiom(out *w, d int) {
 		g.lhsOrder, g.typeSwitch, g.valueCopies, g.localConsts, g.sortSort,
 		g.methodExprs, g.redeclareCaptured,
 	}
+	idioms = append(idioms, g.insideIdioms()...)
 	if d == g.cfg.Depth && g.fn.entry && g.fn.closure == 0 {
 		idioms = append(idioms, g.gotoLoop) // labels at the top of a function
 	}
@@ -19,6 +20,14 @@ func (g *gen) idiom(out *w, d int) {
 	refused := []func(*w, int){g.errorsIdiom, g.deferLoop, g.recoverValue, g.typedNil}
 	if !g.fn.shared && g.chance(1, 12) {
 		pick(g, refused)(out, d)
+		return
+	}
+	// Constructs outside the subset, which yaegi must refuse: the entry
+	// records them (Entry.Outside).
+	if outside := g.outsideIdioms(); !g.fn.shared && g.chance(1, 10) {
+		k := g.intn(len(outside))
+		g.outside = append(g.outside, outsideNames[k])
+		outside[k](out, d)
 		return
 	}
 	pick(g, idioms)(out, d)

@@ -61,6 +61,9 @@ func (g *gen) program() *Program {
 	for _, d := range fixedDecls {
 		g.decls = append(g.decls, &decl{name: d.name, text: d.text})
 	}
+	for _, d := range beyondDecls {
+		g.decls = append(g.decls, &decl{name: d.name, text: d.text})
+	}
 	g.types = append(g.types, tCand)
 	for i := 0; i < 2+g.intn(3); i++ {
 		g.structType()
@@ -351,6 +354,7 @@ func (g *gen) globalVar() {
 func (g *gen) entry(i int) *Entry {
 	name := fmt.Sprintf("e%d", i)
 	g.fn = &fnCtx{name: name, acc: "h", mult: 1, entry: true, uses: map[string]bool{}}
+	g.outside = nil
 	g.sc = nil
 	g.push()
 	g.declare("agent", tInt, true)
@@ -365,7 +369,8 @@ func (g *gen) entry(i int) *Entry {
 	out.line("return mix(h, acc)")
 	g.pop()
 	g.fn = nil
-	return &Entry{Index: i, Name: name, text: fmt.Sprintf("func %s(v *ssd.View, agent int) uint64 {\n%s}\n", name, out.b.String())}
+	return &Entry{Index: i, Name: name, Outside: g.outside,
+		text: fmt.Sprintf("func %s(v *ssd.View, agent int) uint64 {\n%s}\n", name, out.b.String())}
 }
 
 // inputs declares a few variables from the state, as a policy would.

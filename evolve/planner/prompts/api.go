@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"policyevolve/envs"
+	"policyevolve/envs/ssd"
 )
 
 //go:embed templates/bfs_example.go.txt
@@ -29,21 +30,89 @@ var hostOnly = map[string]bool{
 
 var api struct {
 	once sync.Once
-	text string
+	text map[apiKey]string
 	err  error
 }
 
-// API returns the ssd package as a policy sees it: its constants, types,
-// functions and View methods as Go declarations with their doc comments,
-// generated from the package source embedded in the binary
-// (envs.SSDSource), so that it always matches the code the sandbox
-// compiles policies against.
-func API() (string, error) {
-	api.once.Do(func() { api.text, api.err = renderAPI() })
-	return api.text, api.err
+// apiKey names one rendering of the API: for one game, or (all) for
+// every game at once, as the prompts showed it before they were built
+// per game.
+type apiKey struct {
+	game ssd.Game
+	all  bool
 }
 
-func renderAPI() (string, error) {
+// API returns the ssd package as a policy of game sees it: its
+// constants, types, functions and View methods as Go declarations with
+// their doc comments, generated from the package source embedded in the
+// binary (envs.SSDSource), so that it always matches the code the sandbox
+// compiles policies against. What only the other game can use is left
+// out (see gameOf for how the source marks it), so that a Gathering
+// policy is never invited to clean a river it does not have.
+func API(game ssd.Game) (string, error) { return renderedAPI(apiKey{game: game}) }
+
+// legacyAPI is the API with every game's declarations, as the prompts
+// showed it before they were built per game.
+func legacyAPI() (string, error) { return renderedAPI(apiKey{all: true}) }
+
+func renderedAPI(k apiKey) (string, error) {
+	api.once.Do(func() {
+		api.text = map[apiKey]string{}
+		for _, k := range []apiKey{{game: ssd.Gathering}, {game: ssd.Cleanup}, {all: true}} {
+			var text string
+			if text, api.err = renderAPI(k); api.err != nil {
+				return
+			}
+			api.text[k] = text
+		}
+	})
+	return api.text[k], api.err
+}
+
+// The marks in package ssd's source of what only one game can use. A
+// declaration's doc comment holds the directive "//ssd:game NAME"
+// (which go doc hides); a constant's line comment says "NAME only"; a
+// struct field follows a heading comment "// NAME." that opens a group of
+// fields, up to the next field with a doc comment of its own.
+const gameDirective = "//ssd:game "
+
+// bothGames is what gameOf returns for "//ssd:game both": a declaration
+// only a description of both games shows (the Game type: a policy of one
+// game knows which it plays).
+const bothGames = ssd.Game(255)
+
+// gameOf is the game a doc comment (or a constant's line comment, or a
+// field group's heading) marks, if any.
+func gameOf(cg *ast.CommentGroup) (ssd.Game, bool) {
+	if cg == nil {
+		return 0, false
+	}
+	for _, c := range cg.List {
+		if name, ok := strings.CutPrefix(c.Text, gameDirective); ok {
+			if name = strings.TrimSpace(name); name == "both" {
+				return bothGames, true
+			}
+			g, err := ssd.ParseGame(name)
+			return g, err == nil
+		}
+	}
+	text := strings.TrimSpace(cg.Text())
+	for _, g := range []ssd.Game{ssd.Gathering, ssd.Cleanup} {
+		title := strings.ToUpper(g.String()[:1]) + g.String()[1:]
+		if strings.Contains(text, title+" only") || text == title+"." {
+			return g, true
+		}
+	}
+	return 0, false
+}
+
+// keep reports whether a declaration marked by cg is shown in k's API.
+func (k apiKey) keep(cg *ast.CommentGroup) bool {
+	g, marked := gameOf(cg)
+	return k.all || !marked || g == k.game
+}
+
+func renderAPI(k apiKey) (string, error) {
 	fset := token.NewFileSet()
 	names, err := fs.Glob(envs.SSDSource, "ssd/*.go")
 	if err != nil {
@@ -85,14 +154,26 @@ func renderAPI() (string, error) {
 		b.WriteString("\n\n")
 	}
 	section := func(title string) { fmt.Fprintf(&b, "// ---- %s\n\n", title) }
+	funcDecl := func(f *doc.Func) {
+		if !hostOnly[f.Name] && k.keep(f.Decl.Doc) {
+			decl(f.Doc, signature(f.Decl))
+		}
+	}
 
 	section("constants")
 	for _, c := range pkg.Consts {
-		decl(c.Doc, c.Decl)
+		if d := k.constants(c.Decl); d != nil {
+			decl(c.Doc, d)
+		}
 	}
 	for _, t := range pkg.Types {
+		if !k.keep(t.Decl.Doc) {
+			continue // the type's constants go with it
+		}
 		for _, c := range t.Consts {
-			decl(c.Doc, c.Decl)
+			if d := k.constants(c.Decl); d != nil {
+				decl(c.Doc, d)
+			}
 		}
 	}
 	section("types")
@@ -102,26 +183,24 @@ func renderAPI() (string, error) {
 			view = t
 			continue
 		}
-		if hostOnly[t.Name] {
+		if hostOnly[t.Name] || !k.keep(t.Decl.Doc) {
 			continue
 		}
-		decl(t.Doc, stripUnexported(t.Decl))
+		decl(t.Doc, k.stripFields(t.Decl))
 		for _, m := range t.Methods {
-			if !hostOnly[m.Name] {
-				decl(m.Doc, signature(m.Decl))
-			}
+			funcDecl(m)
 		}
 	}
 	section("functions")
 	funcs := pkg.Funcs
 	for _, t := range pkg.Types {
-		funcs = append(funcs, t.Funcs...)
+		if k.keep(t.Decl.Doc) { // a type's constructors go with it
+			funcs = append(funcs, t.Funcs...)
+		}
 	}
 	sort.Slice(funcs, func(i, j int) bool { return funcs[i].Name < funcs[j].Name })
 	for _, f := range funcs {
-		if !hostOnly[f.Name] {
-			decl(f.Doc, signature(f.Decl))
-		}
+		funcDecl(f)
 	}
 	if view == nil {
 		return "", fmt.Errorf("ssd API: no View type")
@@ -130,11 +209,25 @@ func renderAPI() (string, error) {
 	decl(view.Doc, &ast.GenDecl{Tok: token.TYPE, Specs: []ast.Spec{&ast.TypeSpec{Name: ast.NewIdent("View"),
 		Type: &ast.StructType{Fields: &ast.FieldList{}}}}})
 	for _, m := range view.Methods {
-		if !hostOnly[m.Name] {
-			decl(m.Doc, signature(m.Decl))
-		}
+		funcDecl(m)
 	}
 	return strings.TrimSpace(b.String()) + "\n", nil
+}
+
+// constants is a const declaration without the constants of the other
+// game (nil when none is left).
+func (k apiKey) constants(d *ast.GenDecl) *ast.GenDecl {
+	g := *d
+	g.Specs = nil
+	for _, s := range d.Specs {
+		if vs, ok := s.(*ast.ValueSpec); !ok || k.keep(vs.Doc) && k.keep(vs.Comment) {
+			g.Specs = append(g.Specs, s)
+		}
+	}
+	if len(g.Specs) == 0 {
+		return nil
+	}
+	return &g
 }
 
 // signature is a function declaration without its body.
@@ -144,9 +237,10 @@ func signature(f *ast.FuncDecl) *ast.FuncDecl {
 	return &g
 }
 
-// stripUnexported drops a struct's unexported fields and the doc comment
-// (printed separately).
-func stripUnexported(d *ast.GenDecl) *ast.GenDecl {
+// stripFields drops a struct's unexported fields, the fields of the other
+// game (a group under a heading "// NAME." or a field marked itself) and
+// the doc comment (printed separately).
+func (k apiKey) stripFields(d *ast.GenDecl) *ast.GenDecl {
 	g := *d
 	g.Doc = nil
 	var specs []ast.Spec
@@ -160,7 +254,14 @@ func stripUnexported(d *ast.GenDecl) *ast.GenDecl {
 		t.Doc = nil
 		if st, ok := ts.Type.(*ast.StructType); ok {
 			var fields []*ast.Field
+			var group *ast.CommentGroup // the heading of the fields' group
 			for _, f := range st.Fields.List {
+				if f.Doc != nil {
+					group = f.Doc
+				}
+				if !k.keep(group) || !k.keep(f.Comment) {
+					continue
+				}
 				var names []*ast.Ident
 				for _, n := range f.Names {
 					if n.IsExported() {

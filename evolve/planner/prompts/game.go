@@ -45,6 +45,9 @@ type Game struct {
 	// reward (the paper's adaptive attacker), to measure how often the
 	// sandbox must refuse what it writes.
 	Adversarial bool
+	// Legacy renders the prompts as they were before they were built per
+	// game (see LegacyGame).
+	Legacy bool
 }
 
 // Prompt styles, as in PolicyEvolve's baselines.
@@ -73,11 +76,11 @@ type Action struct {
 
 // NewGame describes an environment for the prompts.
 func NewGame(m *envs.Map, agents, maxSteps int) (Game, error) {
-	api, err := API()
+	g := m.Game
+	api, err := API(g)
 	if err != nil {
 		return Game{}, err
 	}
-	g := m.Game
 	p := ssd.DefaultParams(g)
 	out := Game{
 		Name: g.String(), Title: strings.ToUpper(g.String()[:1]) + g.String()[1:], Cleanup: g == ssd.Cleanup,
@@ -101,6 +104,18 @@ func NewGame(m *envs.Map, agents, maxSteps int) (Game, error) {
 		return Game{}, fmt.Errorf("prompts: action list out of step with ssd")
 	}
 	return out, nil
+}
+
+// LegacyGame is g as the prompts described it before they were built per
+// game: the API of both games in every system message, and a failed
+// attempt's errors appended to the first prompt (line:column counted in
+// the code block) rather than sent as a reply to the failed answer. A run
+// recorded then asked its questions in these words: its answers are
+// found again under them (planner.LLMPlanner looks them up first).
+func (g Game) LegacyGame() (Game, error) {
+	api, err := legacyAPI()
+	g.API, g.Legacy = api, true
+	return g, err
 }
 
 // MaxAction is the largest valid action.

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,13 +93,6 @@ func TestGolden(t *testing.T) {
 		{Code: "idle", Text: "Agents stood still 35% of the time waiting for apples.", Stake: 1},
 	}
 	render := map[string]func() (string, error){
-		"system-gathering": func() (string, error) { return s.System(gath) },
-		"system-cleanup":   func() (string, error) { return s.System(clean) },
-		"system-naive": func() (string, error) {
-			g := clean
-			g.Style = StyleNaive
-			return s.System(g)
-		},
 		"system-adversarial": func() (string, error) {
 			g := gath
 			g.Adversarial = true
@@ -109,15 +103,8 @@ func TestGolden(t *testing.T) {
 			g.Style = StyleCoT
 			return s.Improve(ImproveData{Game: g, Iteration: 2, Iterations: 3, Dense: true, Parent: parent, History: history})
 		},
-		"init-react": func() (string, error) {
-			g := gath
-			g.Style = StyleReact
-			return s.Init(InitData{Game: g, Iteration: 0, Iterations: 3})
-		},
-		"react-turn":     func() (string, error) { return s.React(ReactData{Turn: 1, Left: 2}) },
-		"react-last":     func() (string, error) { return s.React(ReactData{Turn: 3, Left: 0}) },
-		"init-gathering": func() (string, error) { return s.Init(InitData{Game: gath, Iteration: 0, Iterations: 3}) },
-		"init-cleanup":   func() (string, error) { return s.Init(InitData{Game: clean, Iteration: 0, Iterations: 3}) },
+		"react-turn": func() (string, error) { return s.React(ReactData{Turn: 1, Left: 2}) },
+		"react-last": func() (string, error) { return s.React(ReactData{Turn: 3, Left: 0}) },
 		"improve-sparse": func() (string, error) {
 			return s.Improve(ImproveData{Game: gath, Iteration: 2, Iterations: 3, Parent: parent, History: history})
 		},
@@ -147,6 +134,19 @@ func TestGolden(t *testing.T) {
 				Seeds: []SeedScore{{Seed: 3, Reward: 0.5, Efficiency: 0.05, Equality: 0.9, Sustainability: 400, Peace: 10}}})
 		},
 	}
+	// A system message and a first prompt per game and prompt style.
+	for _, g := range []Game{gath, clean} {
+		for _, style := range []string{StyleStandard, StyleNaive, StyleCoT, StyleReact} {
+			g := g
+			g.Style = style
+			name := g.Name + "-" + style
+			if style == StyleStandard {
+				name = g.Name + "-standard"
+			}
+			render["system-"+name] = func() (string, error) { return s.System(g) }
+			render["init-"+name] = func() (string, error) { return s.Init(InitData{Game: g, Iteration: 0, Iterations: 3}) }
+		}
+	}
 	for _, kind := range []string{"missing", "invalid", "nondeterministic", "slow", "runtime"} {
 		kind := kind
 		render["fix-"+kind] = func() (string, error) {
@@ -162,6 +162,99 @@ func TestGolden(t *testing.T) {
 			}
 			golden(t, name, got)
 		})
+	}
+}
+
+// frozen compares got with a golden file that -update never rewrites: the
+// words of requests recorded in ledgers of the past.
+func frozen(t *testing.T, name, got string) {
+	t.Helper()
+	want, err := os.ReadFile(filepath.Join("testdata", name+".golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from what the prompts said before they were per game:\n%s", name, firstDiff(string(want), got))
+	}
+}
+
+// TestLegacyPromptsUnchanged: LegacyGame renders the system messages and
+// the fix paragraph exactly as they were before the prompts were built
+// per game (the golden files of that time, which -update leaves alone),
+// so that a run recorded then finds its answers under the same requests.
+func TestLegacyPromptsUnchanged(t *testing.T) {
+	s, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := func(g Game) Game {
+		l, err := g.LegacyGame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	gath, clean := legacy(game(t, ssd.Gathering, "large")), legacy(game(t, ssd.Cleanup, "default"))
+	for name, g := range map[string]Game{"legacy-system-gathering": gath, "legacy-system-cleanup": clean} {
+		got, err := s.System(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frozen(t, name, got)
+	}
+	got, err := s.Fix(FixData{Game: clean, Kind: "invalid", Summary: "the policy failed (invalid)",
+		Error: "policy.go:7:2: undefined: ssd.Foo", Attempt: 1, MaxAttempts: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frozen(t, "legacy-fix-invalid", got)
+}
+
+// TestPromptsPerGame: a Gathering system message names nothing only
+// Cleanup has (no river, no waste, no clean beam), and a Cleanup one
+// nothing only Gathering has; each names what its own game has. The
+// lists are written out here, apart from the marks in package ssd that
+// decide what the prompts show.
+func TestPromptsPerGame(t *testing.T) {
+	s, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cleanupOnly := []string{"Clean", "CleanBeamCount", "IsRiver", "IsStream", "NumWaste", "RiverCells", "StreamCells",
+		"WasteAt", "WasteCells", "WasteDensity", "FireCost", "FirePenalty", "CleanCost", "ThresholdDepletion",
+		"ThresholdRestoration", "WasteSpawnProb", "AppleRespawnProb", "CLEAN", "waste", "river"}
+	gatheringOnly := []string{"AppleRespawnTime"}
+	word := func(w string) *regexp.Regexp { return regexp.MustCompile(`\b` + regexp.QuoteMeta(w) + `\b`) }
+	for _, style := range []string{StyleStandard, StyleNaive, StyleCoT, StyleReact} {
+		for _, tc := range []struct {
+			g          ssd.Game
+			mapName    string
+			has, hasnt []string
+		}{
+			{ssd.Gathering, "large", gatheringOnly, cleanupOnly},
+			{ssd.Cleanup, "default", cleanupOnly, gatheringOnly},
+		} {
+			g := game(t, tc.g, tc.mapName)
+			g.Style = style
+			sys, err := s.System(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ini, err := s.Init(InitData{Game: g, Iterations: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.hasnt {
+				if word(w).MatchString(sys) || word(w).MatchString(ini) {
+					t.Errorf("%s %q: the prompts name %s, which only the other game has", tc.g, style, w)
+				}
+			}
+			for _, w := range tc.has {
+				if !word(w).MatchString(sys) {
+					t.Errorf("%s %q: the system message lacks %s", tc.g, style, w)
+				}
+			}
+		}
 	}
 }
 
@@ -203,7 +296,7 @@ func TestNumbersComeFromTheMap(t *testing.T) {
 // TestAPIListsEveryPolicyName: every exported name of ssd a policy may
 // use appears in the generated API.
 func TestAPIListsEveryPolicyName(t *testing.T) {
-	a, err := API()
+	a, err := API(ssd.Cleanup)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -215,7 +215,7 @@ type wrapErr struct{ err error }
 func (w wrapErr) Error() string { return "wrap:" + w.err.Error() }
 func (w wrapErr) Unwrap() error { return w.err }
 
-// refused: errors.Is
+// refused: errors.
 func P_errors_is() string {
 	e := wrapErr{errBase}
 	var e2 error = e

@@ -188,7 +188,7 @@ func P_const_typed() string {
 	return fmt.Sprint(f, g, i, d, b, u, h)
 }
 func P_const_typed2() string {
-	type dur int
+	type dur int32
 	const unit dur = 3
 	x := unit * 2
 	var y float32 = 1.0 / 3

@@ -15,7 +15,7 @@ func (t T) Sum() int { return t.A + t.B }
 
 type Shape interface{ Sum() int }
 
-// refused: type switch case T
+// refused: type switch case
 func P_typeswitch() string {
 	vals := []any{1, "a", T{1, 2}, &T{3, 4}, nil, 2.5, []int{1}}
 	out := ""
@@ -65,6 +65,8 @@ func P_range_array_copy() string {
 	}
 	return out
 }
+
+// refused: range over the pointer to an array
 func P_range_ptr_array() string {
 	a := [3]int{1, 2, 3}
 	out := ""
