@@ -209,3 +209,67 @@ func TestAliasesSetTheSameValue(t *testing.T) {
 		t.Errorf("--seeds 3-4 set --match-seeds to %q", got)
 	}
 }
+
+// TestDocsStateEveryRange: docs/cli.md's table of ranges is flagRules'.
+func TestDocsStateEveryRange(t *testing.T) {
+	sets := commandFlagSets()
+	kind := func(key string) string {
+		cmd, name, scoped := strings.Cut(key, " ")
+		if !scoped {
+			name = cmd
+		} else if i := strings.LastIndex(key, " "); i >= 0 {
+			cmd, name = key[:i], key[i+1:]
+		}
+		for path, fs := range sets {
+			if scoped && path != cmd {
+				continue
+			}
+			if f := fs.Lookup(name); f != nil {
+				if rv, ok := f.Value.(*ruledValue); ok {
+					return rv.kind
+				}
+			}
+		}
+		return ""
+	}
+	var plain, scoped []string
+	for key := range flagRules {
+		if strings.Contains(key, " ") {
+			scoped = append(scoped, key)
+		} else {
+			plain = append(plain, key)
+		}
+	}
+	sort.Strings(plain)
+	sort.Strings(scoped)
+	var b strings.Builder
+	b.WriteString("| flag | takes |\n|---|---|\n")
+	for _, key := range append(plain, scoped...) {
+		r := flagRules[key]
+		k := kind(key)
+		takes := r.span(k)
+		switch {
+		case r.check != nil:
+			takes = r.what
+		case takes == "":
+			takes = "any seed, " + r.describe(k)[len("an integer from "):]
+		}
+		if r.unset != "" {
+			takes += " (not given: " + r.unset + ")"
+		}
+		label := "`--" + key + "`"
+		if i := strings.LastIndex(key, " "); i >= 0 {
+			label = "`--" + key[i+1:] + "` (" + key[:i] + ")"
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", label, takes)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(doc), "<!-- ranges: written from flagRules; TestDocsStateEveryRange checks it -->\n")
+	table, _, _ := strings.Cut(rest, "<!-- end of ranges -->")
+	if table != b.String() {
+		t.Errorf("docs/cli.md's table of ranges is not flagRules'; it should read:\n%s", b.String())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 )
@@ -46,10 +47,16 @@ func invocation(argv0, wd string, lookPath func(string) (string, error)) string 
 	return argv0
 }
 
-// goRun reports whether argv0 is a binary go run built: it lies in an
-// exe folder of a go-build folder of the build cache.
+// goRun reports whether argv0 is a binary go run built: either just
+// built, in an exe folder of a temporary go-build folder, or found again
+// in Go's build cache, which keeps go run's binaries (Go 1.24 on) in a
+// folder named by a 64-digit hex hash and "-d", in a folder of two hex
+// digits.
 func goRun(argv0 string) bool {
 	dir := filepath.Dir(argv0)
+	if cachedBinary.MatchString(filepath.Base(dir)) && twoHex.MatchString(filepath.Base(filepath.Dir(dir))) {
+		return true
+	}
 	if filepath.Base(dir) != "exe" {
 		return false
 	}
@@ -60,6 +67,11 @@ func goRun(argv0 string) bool {
 	}
 	return false
 }
+
+var (
+	cachedBinary = regexp.MustCompile(`^[0-9a-f]{64}-d$`)
+	twoHex       = regexp.MustCompile(`^[0-9a-f]{2}$`)
+)
 
 // mainPackage finds this command's folder (cmd/policyevolve of the module
 // policyevolve) from wd, as a path relative to wd.

@@ -30,6 +30,7 @@ func TestInvocation(t *testing.T) {
 	}
 	notOnPath := func(string) (string, error) { return "", errors.New("not found") }
 	goRunBinary := "/tmp/go-build1234567/b001/exe/policyevolve"
+	cachedGoRun := "/root/.cache/go-build/cc/cce836c2e4a85cca67105614a332a08e4e0fb724d4a667691c2de26b76cd2104-d/policyevolve"
 	for _, c := range []struct {
 		argv0, wd string
 		look      func(string) (string, error)
@@ -39,6 +40,8 @@ func TestInvocation(t *testing.T) {
 		{goRunBinary, filepath.Join(repo, "cmd", "policyevolve"), notOnPath, "go run ."},
 		{goRunBinary, filepath.Join(repo, "cmd"), notOnPath, "go run ./policyevolve"},
 		{goRunBinary, other, notOnPath, "go run ./cmd/policyevolve"}, // outside the checkout: the README's spelling
+		{cachedGoRun, repo, notOnPath, "go run ./cmd/policyevolve"},  // go run's binary found again in the build cache
+		{"/srv/builds/cc/not-a-hash-d/policyevolve", other, notOnPath, "/srv/builds/cc/not-a-hash-d/policyevolve"},
 		{"policyevolve", other, onPath, "policyevolve"},
 		{bin, other, onPath, "policyevolve"}, // found on the PATH as the same file
 		{bin, other, notOnPath, bin},         // not on the PATH: the path typed
