@@ -37,6 +37,7 @@ per-agent return against column) and each member's worst matchup.`, stdout)
 		return err
 	}
 	defer arena.Close()
+	defer watchArena(arena, "league", "a round robin of "+arena.GlobalPool(), stderr)()
 	if err := arena.EnsureBaselines(ctx); err != nil {
 		return err
 	}

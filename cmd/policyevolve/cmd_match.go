@@ -31,6 +31,7 @@ changed: rating happens in pools.`, stdout)
 		return err
 	}
 	defer arena.Close()
+	defer watchArena(arena, "match", "playing the match", stderr)()
 	a, err := resolve(arena.Store, pos[0])
 	if err != nil {
 		return err

@@ -170,6 +170,10 @@ func (p *evolveProgress) status() string {
 		if what == "" {
 			what = "preparing the run (pool baselines, planners)"
 		}
+		if p.activity != nil && p.quiet {
+			_, episodes := p.activity()
+			what += fmt.Sprintf("; %d episodes so far", episodes)
+		}
 		return fmt.Sprintf("%s%s — %s", p.prefix, what, shortDuration(now.Sub(p.begun).Round(time.Second)))
 	}
 	s := fmt.Sprintf("%s%s: iteration %d (%d of %d), %s", p.prefix, p.run, p.iteration, p.iteration+1, max(p.total, 1), p.phase)

@@ -130,3 +130,25 @@ func TestProgressJSONDoneEvent(t *testing.T) {
 		t.Errorf("resume of a done run: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestProgressOfACommandThatPlays: league, match and pool import say
+// what they do and how many episodes they played, when silent for 30 s.
+func TestProgressOfACommandThatPlays(t *testing.T) {
+	var out bytes.Buffer
+	c := &stepClock{t: time.Unix(1000, 0)}
+	p := newEvolveProgress(nil, &out, false)
+	p.clock, p.begun, p.lastLine = c, c.Now(), c.Now()
+	p.quiet, p.prefix, p.note = true, "league: ", "a round robin of global/gathering/small/4/100"
+	p.activity = func() (int, int) { return 0, 12 }
+	c.advance(20 * time.Second)
+	p.logf("evaluated 0123456789ab: ok, efficiency 1.000, equality 1.000")
+	c.advance(20 * time.Second)
+	p.beat(progressEvery)
+	c.advance(15 * time.Second)
+	p.beat(progressEvery)
+	want := "evaluated 0123456789ab: ok, efficiency 1.000, equality 1.000\n" +
+		"league: a round robin of global/gathering/small/4/100; 12 episodes so far — 55s\n"
+	if out.String() != want {
+		t.Errorf("lines:\n%swant:\n%s", out.String(), want)
+	}
+}
