@@ -123,18 +123,8 @@ func loadRun(tx *store.Tx, id string) (*Run, error) {
 	if r.Env, err = runEnv(tx, rec, r.Config); err != nil {
 		return nil, err
 	}
-	r.Origins = map[string]store.Origin{}
-	for _, it := range r.Iterations {
-		for _, c := range it.Candidates {
-			if c.Policy == "" {
-				continue
-			}
-			p, err := tx.Policy(c.Policy)
-			if err != nil {
-				return nil, fmt.Errorf("candidate %.12s: %w", c.Policy, err)
-			}
-			r.Origins[c.Policy] = p.Origin
-		}
+	if r.Origins, err = tx.CandidateOrigins(r.Iterations); err != nil {
+		return nil, err
 	}
 	if r.Config.Mode != evolve.ModeChain {
 		r.Pool = store.TaggedGlobalPool(r.Env.Config, r.Config.PoolTag)

@@ -115,7 +115,7 @@ and the champion after it.`, stdout)
 	}
 	var run *store.Run
 	var its []store.Iteration
-	origins := map[string]store.Origin{} // of the candidates' policies
+	var origins map[string]store.Origin // of the candidates' policies
 	if err := s.View(func(tx *store.Tx) (err error) {
 		if run, err = tx.Run(id); err != nil {
 			return err
@@ -123,19 +123,8 @@ and the champion after it.`, stdout)
 		if its, err = tx.Iterations(run.ID); err != nil {
 			return err
 		}
-		for _, it := range its {
-			for _, c := range it.Candidates {
-				if c.Policy == "" {
-					continue
-				}
-				p, err := tx.Policy(c.Policy)
-				if err != nil {
-					return fmt.Errorf("candidate %.12s: %w", c.Policy, err)
-				}
-				origins[c.Policy] = p.Origin
-			}
-		}
-		return nil
+		origins, err = tx.CandidateOrigins(its)
+		return err
 	}); err != nil {
 		return err
 	}
