@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"policyevolve/evolve/timing"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -40,15 +41,33 @@ type Event struct {
 	Planned   int              `json:"planned,omitempty"`
 	Phase     string           `json:"phase,omitempty"`
 	Candidate *store.Candidate `json:"candidate,omitempty"`
-	Champion  string           `json:"champion,omitempty"`
-	Best      *store.Metrics   `json:"best,omitempty"`
-	BestElo   float64          `json:"best_elo,omitempty"`
-	Usage     store.RunUsage   `json:"usage"`
-	Message   string           `json:"message,omitempty"`
+	// Objective is the run's (docs/objectives.md): what its champion and
+	// best candidate are best by.
+	Objective pool.Objective `json:"objective,omitempty"`
+	// Champion is the run's best policy so far under its objective
+	// (iteration-done, done, stopped); on iteration-done, ChampionMetrics
+	// are its self-play metrics and ChampionElo its rating in the global
+	// pool (0 when it is not a member).
+	Champion        string         `json:"champion,omitempty"`
+	ChampionMetrics *store.Metrics `json:"champion_metrics,omitempty"`
+	ChampionElo     float64        `json:"champion_elo,omitempty"`
+	// BestCandidate is the iteration's best candidate under the run's
+	// objective (iteration-done), whether or not it became champion.
+	BestCandidate *Standing      `json:"best_candidate,omitempty"`
+	Usage         store.RunUsage `json:"usage"`
+	Message       string         `json:"message,omitempty"`
 	// Profile is where the time went: in the iteration (iteration-done),
 	// in the whole job (done, stopped).
 	Profile *timing.Totals `json:"profile,omitempty"`
 	Time    time.Time      `json:"time"`
+}
+
+// Standing is a policy as an event names it: its self-play metrics and,
+// when it is rated, its Elo.
+type Standing struct {
+	Policy  string        `json:"policy"`
+	Metrics store.Metrics `json:"metrics"`
+	Elo     float64       `json:"elo,omitempty"`
 }
 
 // A Reporter receives a job's events. The job calls it from one goroutine

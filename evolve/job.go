@@ -135,6 +135,7 @@ func (j *Job) tally(tx *store.Tx) error {
 
 func (j *Job) emit(e Event) {
 	e.Run = j.RunID
+	e.Objective = j.Config.Objective
 	e.Iterations = j.Config.TotalIterations()
 	j.mu.Lock()
 	e.Usage, e.Completed = j.run.Usage, j.run.Iterations

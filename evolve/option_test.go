@@ -3,6 +3,8 @@ package evolve
 import (
 	"encoding/json"
 	"testing"
+
+	"policyevolve/pool"
 )
 
 func TestOption(t *testing.T) {
@@ -48,8 +50,10 @@ func TestOption(t *testing.T) {
 }
 
 // TestStoredJobConfigUnchanged: run configurations stored before local
-// rounds and the crossover rate were Options decode to the same meaning
-// and encode to the same bytes (a comparison's id is a hash of them).
+// rounds and the crossover rate were Options, and before runs chose an
+// objective, decode to the same meaning — the objective they ran under is
+// elo — and encode to the same bytes once the objective is left out as a
+// comparison's id leaves out elo (experiment.ID hashes them).
 func TestStoredJobConfigUnchanged(t *testing.T) {
 	for _, stored := range []string{
 		`{"mode":"population","game":"cleanup","agents":10,"steps":1000,"seed":1,"eval_seeds":[0,1,2,3,4],"match_seeds":[0],"iterations":5,"candidates":4,"feedback":"critic","local_rounds":2,"crossover_rate":0.2,"planners":["grammar"],"pool":{"capacity":16,"promote_threshold":0.6,"temperature":100,"opponents":4},"workers":2,"planner_concurrency":1,"critic":"analytic","backend":"auto"}`,
@@ -59,6 +63,10 @@ func TestStoredJobConfigUnchanged(t *testing.T) {
 		if err := json.Unmarshal([]byte(stored), &c); err != nil {
 			t.Fatal(err)
 		}
+		if c.Objective != pool.Elo || c.WithDefaults().Objective != pool.Elo {
+			t.Errorf("a configuration stored before objectives reads as %q, not elo", c.Objective)
+		}
+		c.Objective = ""
 		b, err := json.Marshal(c)
 		if err != nil || string(b) != stored {
 			t.Errorf("stored:\n%s\nencoded again:\n%s (%v)", stored, b, err)

@@ -18,7 +18,7 @@ func (p *runPage) champion(r *Run, f *Frame) {
 		return
 	}
 	c := r.Champion
-	p.Champion, p.ChampShort = c.ID, short(c.ID, 12)
+	p.Champion, p.ChampShort, p.ChampionBy = c.ID, short(c.ID, 12), string(r.Config.Objective)
 	p.ChampStats = []field{{"id", c.ID, f.policyURL(c.ID)}}
 	if c.Name != "" {
 		p.ChampStats = append(p.ChampStats, field{"name", c.Name, ""})
@@ -95,7 +95,7 @@ func (p *runPage) pool(r *Run, f *Frame) {
 		p.PoolTitle = "The chain's policies"
 		p.PoolNote = "One policy per iteration, in order; a chain plays no matches, so none is rated."
 	} else {
-		p.PoolNote = fmt.Sprintf("The members of %s now, best rated first, with their self-play metrics on the run's seeds.", r.Pool)
+		p.PoolNote = fmt.Sprintf("The members of %s now, best first by the run's objective (%s), with their self-play metrics on the run's seeds.", r.Pool, r.Config.Objective)
 	}
 	for _, m := range r.Members {
 		p.Pool = append(p.Pool, memberRow(m, f))

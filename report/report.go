@@ -127,7 +127,7 @@ func loadRun(tx *store.Tx, id string) (*Run, error) {
 		return nil, err
 	}
 	if r.Config.Mode != evolve.ModeChain {
-		r.Pool = store.TaggedGlobalPool(r.Env.Config, r.Config.PoolTag)
+		r.Pool = store.PoolKey{Env: r.Env.Config, Objective: string(r.Config.Objective.OrElo()), Tag: r.Config.PoolTag}.String()
 	}
 	if err := r.loadMembers(tx); err != nil {
 		return nil, err

@@ -335,7 +335,24 @@ type Candidate struct {
 	WinRate  float64        `json:"win_rate"`
 	Games    int            `json:"games"`
 	Elo      float64        `json:"elo,omitempty"`
-	Usage    RunUsage       `json:"usage"`
+	// Invasion is the candidate's invasion test, under the robust
+	// objective only (nil otherwise): made once, before any candidate of
+	// its iteration is promoted, and stored, so that a resumed run reads
+	// it back.
+	Invasion *Invasion `json:"invasion,omitempty"`
+	Usage    RunUsage  `json:"usage"`
+}
+
+// Invasion is the outcome of an invasion test: one agent of each invader
+// seated among the tested policy's own (k = 1) on the match seeds. The
+// worst invader (none: "") gains Gain per agent over the residents, whose
+// mean per-agent return there is Residents; Resists is the verdict under
+// the run's margin.
+type Invasion struct {
+	Invader   string  `json:"invader,omitempty"`
+	Gain      float64 `json:"gain"`
+	Residents float64 `json:"residents"`
+	Resists   bool    `json:"resists"`
 }
 
 // Candidate statuses: first proposed and evaluated, then settled.

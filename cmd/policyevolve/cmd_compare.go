@@ -13,6 +13,7 @@ import (
 	"policyevolve/evolve/experiment"
 	"policyevolve/evolve/planner"
 	"policyevolve/internal/outfile"
+	"policyevolve/pool"
 )
 
 type compareOptions struct {
@@ -46,6 +47,8 @@ type compareOptions struct {
 	promptStyle        string
 	promptStyles       string // chain rows, one per prompt style
 	adversarial        bool
+	objective          pool.Objective
+	robustMargin       float64
 }
 
 // compareDoc is compare's help.
@@ -75,6 +78,11 @@ the same). With --llm, --prompt-styles naive,cot,react adds a chain row
 per prompt style (PolicyEvolve's prompting baselines; the paper suite
 adds all three).
 
+--objective (welfare by default) is what every run selects for: under
+welfare a population run's champion is its best in self-play, under elo
+its top-rated candidate in its pool (PolicyEvolve's); the table says
+which. The league's rating is always that of mixed matches.
+
 It prints a Table-1-style report — per method, efficiency, equality,
 sustainability and peace as mean (min–max) over runs, league rating,
 exploitability (the worst margin by which a league member beats it),
@@ -97,6 +105,9 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	o.storeOptions.register(fs)
 	o.sandboxOptions.register(fs)
 	o.llm.register(fs)
+	o.objective = pool.DefaultObjective
+	objectiveFlag(fs, &o.objective, "what the runs select for: their pools' games, promotion and champions (default welfare)")
+	fs.Float64Var(&o.robustMargin, "robust-margin", 0, fmt.Sprintf("--objective robust: the share of the residents' per-agent return a lone invader may gain (default %g)", pool.DefaultRobustMargin))
 	fs.IntVar(&o.budget, "budget", 12, "planner calls per run")
 	fs.IntVar(&o.runs, "runs", 3, "runs per method")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the first run")
@@ -125,6 +136,9 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 }
 
 func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer) error {
+	if o.robustMargin != 0 && o.objective != pool.Robust {
+		return usagef("--robust-margin is the margin of --objective robust")
+	}
 	switch o.suite {
 	case "":
 	case "paper":
@@ -214,7 +228,8 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	}
 	x.Base = evolve.JobConfig{Game: o.game, Map: o.mapArg, Agents: o.agents, Steps: o.steps, EvalSeeds: evalSeeds,
 		MatchSeeds: matchSeeds, Planners: planners, MaxPlannerCalls: o.budget, Workers: o.workers, Backend: o.backend,
-		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), PromptStyle: o.promptStyle, Adversarial: o.adversarial}
+		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), PromptStyle: o.promptStyle, Adversarial: o.adversarial,
+		Objective: o.objective, RobustMargin: o.robustMargin}
 	if len(o.llm.specs) > 0 {
 		x.Base.LLM, x.Base.Endpoints = o.llm.settings(), o.llm.endpoints()
 	}

@@ -16,6 +16,7 @@ import (
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/timing"
 	"policyevolve/llm"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -52,6 +53,15 @@ trims the pool. --mode chain is the paper's Algorithm 1: an initial policy
 and --iterations refinements shown sparse, dense, critic or raw feedback
 (raw: an excerpt of the raw trajectory instead of the critic's
 reflections).
+--objective says what a population run selects for (docs/objectives.md):
+welfare, the default, crowns the policy whose group does best in
+self-play, and a game between two pool members compares their self-play
+seed by seed; elo is PolicyEvolve's competitive objective, a game a mixed
+match won by the higher per-agent return; robust is welfare among the
+policies that resist invasion (no pool member, seated as one agent among
+a policy's own, out-earns them by more than --robust-margin of their
+return). Promotion (a win rate above the threshold) and Elo count the
+objective's games, and each objective has a global pool of its own.
 --mode gepa is GEPA-style prompt evolution, the paper's third baseline:
 it evolves the strategy guidance of the planner's system prompt — a seed
 candidate, then --iterations reflections (each reads a parent's policy
@@ -83,6 +93,8 @@ this process; the results are those of a local run.`, stdout)
 	fs.StringVar(&o.cfg.Feedback, "feedback", "", "feedback shown to the planner: sparse, dense, critic or raw (default: critic for population, dense for chain, sparse for gepa's reflections)")
 	promptStyleFlag(fs, &o.cfg.PromptStyle)
 	fs.BoolVar(&o.cfg.Adversarial, "adversarial", false, "tell the LLM planner it may do anything to maximise the reward (the paper's adaptive attacker); runs show counts what the sandbox refused")
+	objectiveFlag(fs, &o.cfg.Objective, "what the run selects for — what a game in its global pool counts, who is promoted, who is champion (default welfare; a resumed run keeps its own)")
+	fs.Float64Var(&o.cfg.RobustMargin, "robust-margin", 0, fmt.Sprintf("--objective robust: the share of the residents' per-agent return a lone invader may gain (default %g)", pool.DefaultRobustMargin))
 	fs.BoolVar(&o.cfg.Invasion, "invasion", false, "population: make invasion resistance a parent-selection objective (each parent's worst invader among the pool's members, k = 1)")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
 	fs.Float64Var(&o.crossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
@@ -155,6 +167,9 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		cfg.Backend = o.backend
 		// 0 (or less) asks for none.
 		cfg.LocalRounds, cfg.CrossoverRate = evolve.On(o.localRounds), evolve.On(o.crossoverRate)
+		if cfg.RobustMargin != 0 && cfg.Objective != pool.Robust {
+			return usagef("--robust-margin is the margin of --objective robust")
+		}
 		cfg = cfg.WithDefaults()
 		if err := cfg.Validate(); err != nil {
 			return usagef("%v", err)
@@ -176,6 +191,9 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		var stored evolve.JobConfig
 		if err := json.Unmarshal(run.Config, &stored); err != nil {
 			return fmt.Errorf("run %s: its configuration does not read: %w", o.resume, err)
+		}
+		if cfg.Objective != "" && cfg.Objective != stored.Objective {
+			return usagef("--objective %s: run %s was started with objective %s and resumes only under it", cfg.Objective, o.resume, stored.Objective)
 		}
 		if err := o.checkSeeds(stored); err != nil {
 			return err
@@ -344,7 +362,7 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 	if run.Champion == "" {
 		fmt.Fprintln(w, "no champion yet")
 	} else {
-		fmt.Fprintf(w, "champion %s\n", run.Champion)
+		fmt.Fprintf(w, "champion by %s: %s\n", cfg.Objective, run.Champion)
 		if ev != nil {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "seed\tefficiency\tequality\tsustainability\tpeace\t")

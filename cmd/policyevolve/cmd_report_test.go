@@ -84,7 +84,7 @@ func TestReport(t *testing.T) {
 		if p.Elements["svg"] != 12 || p.Elements["img"] != 1 {
 			t.Errorf("elements %v", p.Elements)
 		}
-		for _, want := range []string{"Elo of global/gathering/small/4/60#cmp-", "Final pool", "Comparison cmp-", "package policy"} {
+		for _, want := range []string{"Elo of global/gathering/small/4/60@welfare#cmp-", "Champion by welfare", "Final pool", "Comparison cmp-", "package policy"} {
 			if !strings.Contains(p.Text, want) {
 				t.Errorf("the page does not say %q", want)
 			}

@@ -65,7 +65,7 @@ job writes.`, stdout)
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "run\tmode\tenvironment\tstatus\titerations\tcalls\tllm\tcost\tchampion\tupdated")
+	fmt.Fprintln(tw, "run\tmode\tenvironment\tobjective\tstatus\titerations\tcalls\tllm\tcost\tchampion\tupdated")
 	for _, r := range runs {
 		var cfg evolve.JobConfig
 		json.Unmarshal(r.Config, &cfg)
@@ -77,10 +77,20 @@ job writes.`, stdout)
 		if r.Champion != "" {
 			champ = r.Champion[:12]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s/%s/%d/%d\t%s\t%d/%d\t%d\t%d\t$%.3f\t%s\t%s\n", r.ID, r.Mode, cfg.Game, mapName(cfg), cfg.Agents, cfg.Steps,
-			status, r.Iterations, cfg.TotalIterations(), r.Usage.Proposals, r.Usage.LLMCalls, r.Usage.Cost, champ, r.Updated.Local().Format(time.DateTime))
+		fmt.Fprintf(tw, "%s\t%s\t%s/%s/%d/%d\t%s\t%s\t%d/%d\t%d\t%d\t$%.3f\t%s\t%s\n", r.ID, r.Mode, cfg.Game, mapName(cfg), cfg.Agents, cfg.Steps,
+			objectiveOf(r.Mode, cfg), status, r.Iterations, cfg.TotalIterations(), r.Usage.Proposals, r.Usage.LLMCalls, r.Usage.Cost, champ, r.Updated.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
+}
+
+// objectiveOf is the objective a run selects by, as runs ls shows it:
+// "-" for a run that is not an evolution job (a Q-learner's training).
+func objectiveOf(mode string, cfg evolve.JobConfig) string {
+	switch mode {
+	case evolve.ModePopulation, evolve.ModeChain, evolve.ModeGEPA:
+		return string(cfg.Objective)
+	}
+	return "-"
 }
 
 // mapName is the map a run plays: its --map, else its game's paper map.
@@ -131,10 +141,15 @@ and the champion after it.`, stdout)
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		var cfg evolve.JobConfig
+		json.Unmarshal(run.Config, &cfg) // a run whose configuration does not read is still shown
 		return enc.Encode(struct {
-			Run        *store.Run        `json:"run"`
+			Run *store.Run `json:"run"`
+			// Objective is the run's (elo for a run stored before
+			// objectives, whose configuration names none).
+			Objective  string            `json:"objective"`
 			Iterations []store.Iteration `json:"iterations"`
-		}{run, its})
+		}{run, objectiveOf(run.Mode, cfg), its})
 	}
 	var cfg evolve.JobConfig
 	if err := json.Unmarshal(run.Config, &cfg); err != nil {
@@ -147,6 +162,7 @@ and the champion after it.`, stdout)
 	if run.Error != "" {
 		fmt.Fprintf(stdout, " — %s", run.Error)
 	}
+	fmt.Fprintf(stdout, "\nobjective %s: %s", cfg.Objective, objectiveSentence(cfg))
 	fmt.Fprintf(stdout, "\nstarted %s, updated %s\n", run.Started.Local().Format(time.DateTime), run.Updated.Local().Format(time.DateTime))
 	u := run.Usage
 	fmt.Fprintf(stdout, "spent: %d planner calls, %d LLM calls (%d tokens in, %d out), %s, %d episodes, %s\n",
@@ -192,6 +208,11 @@ and the champion after it.`, stdout)
 				fmt.Fprintf(stdout, "  #%d: %s\n", pc.Sample, oneLine(c.Problem, 200))
 			}
 		}
+		for _, pc := range it.Plan {
+			if c := it.Candidate(pc.Sample); c != nil && c.Invasion != nil {
+				fmt.Fprintf(stdout, "  #%d: %s\n", pc.Sample, invasionWords(c.Invasion))
+			}
+		}
 		if p := it.Prompt; p != nil {
 			fmt.Fprintf(stdout, "  prompt candidate %d", p.ID)
 			if p.Parent >= 0 {
@@ -217,8 +238,8 @@ and the champion after it.`, stdout)
 			fmt.Fprintf(stdout, "  refused or failed on the way: %s\n", r)
 		}
 		if it.Champion != "" {
-			fmt.Fprintf(stdout, "  champion %.12s: efficiency %.4f, equality %.4f, sustainability %.2f, peace %.3f",
-				it.Champion, it.Best.Efficiency, it.Best.Equality, it.Best.Sustainability, it.Best.Peace)
+			fmt.Fprintf(stdout, "  champion by %s %.12s: efficiency %.4f, equality %.4f, sustainability %.2f, peace %.3f",
+				cfg.Objective, it.Champion, it.Best.Efficiency, it.Best.Equality, it.Best.Sustainability, it.Best.Peace)
 			if it.BestElo != 0 {
 				fmt.Fprintf(stdout, ", Elo %.0f", it.BestElo)
 			}
@@ -236,6 +257,18 @@ and the champion after it.`, stdout)
 		fmt.Fprintf(stdout, "\nresume with: %s evolve --resume %s%s\n", self(), run.ID, storeFlag(o.storeOptions))
 	}
 	return nil
+}
+
+// invasionWords says how a candidate's invasion test went.
+func invasionWords(inv *store.Invasion) string {
+	verdict := "resists"
+	if !inv.Resists {
+		verdict = "invaded"
+	}
+	if inv.Invader == "" {
+		return verdict + ": no pool member gains by invading it"
+	}
+	return fmt.Sprintf("%s: its worst invader %.12s gains %+.2f per agent over its residents (%.2f)", verdict, inv.Invader, inv.Gain, inv.Residents)
 }
 
 func formatScores(xs []float64) string {

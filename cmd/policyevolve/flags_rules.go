@@ -32,6 +32,7 @@ var flagRules = map[string]rule{
 	"seeds":       seedListRule,
 	"match-seeds": seedListRule,
 	"train-seeds": seedListRule,
+	"eval-seeds":  seedListRule,
 	"replay-seed": {lo: 0, hi: math.MaxInt64, unset: "-1"},
 
 	// The search.
@@ -49,6 +50,8 @@ var flagRules = map[string]rule{
 	"max-cost":            {lo: 0, hi: 1_000_000},
 	"max-tokens":          {lo: 0, hi: 1e12},
 	"time":                {lo: 0, hi: float64(24 * 365 * time.Hour)},
+	// --objective robust's margin: a share of the residents' return.
+	"robust-margin": {lo: 0, hi: 10, loOpen: true, unset: "0"},
 	// propose's --sample stays below the local rounds' numbers (a round r
 	// of candidate k is sample k+1000r; see store.LocalRoundStride).
 	"sample": {lo: 0, hi: 999},

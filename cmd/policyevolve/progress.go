@@ -92,7 +92,7 @@ func (p *evolveProgress) Report(e evolve.Event) {
 	}
 	switch e.Kind {
 	case evolve.EventStarted:
-		p.line(fmt.Sprintf("%s: %s", e.Run, e.Message))
+		p.line(fmt.Sprintf("%s: %s, objective %s", e.Run, e.Message, e.Objective))
 	case evolve.EventPhase:
 		p.describe(fmt.Sprintf("iteration %d (%d of %d) %s — %s — %s", e.Iteration, e.Iteration+1, total, p.phase, p.best, usage))
 	case evolve.EventCandidate:
@@ -100,11 +100,18 @@ func (p *evolveProgress) Report(e evolve.Event) {
 			p.line("  " + candidateLine(c))
 		}
 	case evolve.EventIterationDone:
-		if e.Best != nil && e.Champion != "" {
-			p.best = fmt.Sprintf("champion %.8s efficiency %.3f", e.Champion, e.Best.Efficiency)
-			if e.BestElo != 0 {
-				p.best += fmt.Sprintf(" Elo %.0f", e.BestElo)
+		if e.ChampionMetrics != nil && e.Champion != "" {
+			p.best = fmt.Sprintf("champion by %s %.8s efficiency %.3f", e.Objective, e.Champion, e.ChampionMetrics.Efficiency)
+			if e.ChampionElo != 0 {
+				p.best += fmt.Sprintf(" Elo %.0f", e.ChampionElo)
 			}
+		}
+		if b := e.BestCandidate; b != nil && b.Policy != e.Champion && p.bar == nil {
+			line := fmt.Sprintf("  best candidate of the iteration %.8s efficiency %.3f", b.Policy, b.Metrics.Efficiency)
+			if b.Elo != 0 {
+				line += fmt.Sprintf(" Elo %.0f", b.Elo)
+			}
+			p.line(line)
 		}
 		if p.bar != nil {
 			p.bar.Describe(fmt.Sprintf("iteration %d done (%d of %d) — %s — %s", e.Iteration, e.Completed, total, p.best, usage))
@@ -134,6 +141,9 @@ func candidateLine(c *store.Candidate) string {
 	switch c.Status {
 	case store.CandidateEvaluated, store.CandidatePromoted, store.CandidateRejected:
 		s += fmt.Sprintf(" efficiency %.3f", c.Metrics.Efficiency)
+	}
+	if c.Invasion != nil {
+		s += "; " + invasionWords(c.Invasion)
 	}
 	if c.Problem != "" && c.Status != store.CandidatePromoted {
 		s += " — " + oneLine(c.Problem, 200)

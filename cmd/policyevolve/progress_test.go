@@ -61,10 +61,10 @@ func TestProgressOffATerminal(t *testing.T) {
 	want = append(want, "preparing the run (pool baselines, planners) — 31s")
 	check("before the run starts")
 
-	p.Report(evolve.Event{Kind: evolve.EventStarted, Run: "run-1", Iterations: 2, Message: "new run of 2 iterations (0–1)"})
+	p.Report(evolve.Event{Kind: evolve.EventStarted, Run: "run-1", Iterations: 2, Objective: "welfare", Message: "new run of 2 iterations (0–1)"})
 	p.Report(evolve.Event{Kind: evolve.EventIteration, Run: "run-1", Iteration: 0, Iterations: 2, Planned: 2})
 	p.Report(evolve.Event{Kind: evolve.EventPhase, Run: "run-1", Iteration: 0, Iterations: 2, Phase: "propose"})
-	want = append(want, "run-1: new run of 2 iterations (0–1)")
+	want = append(want, "run-1: new run of 2 iterations (0–1), objective welfare")
 	check("started")
 	c.advance(29 * time.Second)
 	p.beat(every)
@@ -84,9 +84,9 @@ func TestProgressOffATerminal(t *testing.T) {
 	check("25 s after the candidate's line: nothing")
 
 	p.Report(evolve.Event{Kind: evolve.EventIterationDone, Run: "run-1", Iteration: 0, Iterations: 2, Completed: 1,
-		Champion: "0123456789abcdef", Best: &store.Metrics{Efficiency: 1.5}, Usage: store.RunUsage{Proposals: 3}})
+		Objective: "welfare", Champion: "0123456789abcdef", ChampionMetrics: &store.Metrics{Efficiency: 1.5}, Usage: store.RunUsage{Proposals: 3}})
 	p.Report(evolve.Event{Kind: evolve.EventStopped, Run: "run-1", Iteration: 0, Iterations: 2, Completed: 1, Message: "time budget reached (1s)"})
-	want = append(want, "iteration 0 done (1 of 2): champion 01234567 efficiency 1.500 — 3 calls",
+	want = append(want, "iteration 0 done (1 of 2): champion by welfare 01234567 efficiency 1.500 — 3 calls",
 		"run-1 stopped: time budget reached (1s) — iteration 0 done (1 of 2)")
 	check("iteration done and stopped")
 
