@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"policyevolve/evolve/timing"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -23,22 +24,50 @@ const (
 
 // Event is one thing a job reports. Fields beyond Kind, Run and Time are
 // set when they mean something for the kind.
+//
+// Iterations are numbered from 0, everywhere (events, runs show, the
+// report; in chain mode iteration 0 is the initial policy and iteration k
+// the k-th refinement). Iteration is the iteration the event is about;
+// for started, stopped and done, the last iteration finished (-1 when
+// none is). Iterations is how many the run makes in all, Completed how
+// many are finished: counts, not numbers.
 type Event struct {
-	Kind       EventKind        `json:"kind"`
-	Run        string           `json:"run"`
-	Iteration  int              `json:"iteration"`
-	Iterations int              `json:"iterations"`
-	Phase      string           `json:"phase,omitempty"`
-	Candidate  *store.Candidate `json:"candidate,omitempty"`
-	Champion   string           `json:"champion,omitempty"`
-	Best       *store.Metrics   `json:"best,omitempty"`
-	BestElo    float64          `json:"best_elo,omitempty"`
-	Usage      store.RunUsage   `json:"usage"`
-	Message    string           `json:"message,omitempty"`
+	Kind       EventKind `json:"kind"`
+	Run        string    `json:"run"`
+	Iteration  int       `json:"iteration"`
+	Iterations int       `json:"iterations"`
+	Completed  int       `json:"completed"`
+	// Planned: how many candidates the iteration plans (iteration).
+	Planned   int              `json:"planned,omitempty"`
+	Phase     string           `json:"phase,omitempty"`
+	Candidate *store.Candidate `json:"candidate,omitempty"`
+	// Objective is the run's (docs/objectives.md): what its champion and
+	// best candidate are best by.
+	Objective pool.Objective `json:"objective,omitempty"`
+	// Champion is the run's best policy so far under its objective
+	// (iteration-done, done, stopped); on iteration-done, ChampionMetrics
+	// are its self-play metrics and ChampionElo its rating in the global
+	// pool (0 when it is not a member).
+	Champion        string         `json:"champion,omitempty"`
+	ChampionMetrics *store.Metrics `json:"champion_metrics,omitempty"`
+	ChampionElo     float64        `json:"champion_elo,omitempty"`
+	// BestCandidate is the iteration's best candidate under the run's
+	// objective (iteration-done), whether or not it became champion.
+	BestCandidate *Standing      `json:"best_candidate,omitempty"`
+	Usage         store.RunUsage `json:"usage"`
+	Message       string         `json:"message,omitempty"`
 	// Profile is where the time went: in the iteration (iteration-done),
 	// in the whole job (done, stopped).
 	Profile *timing.Totals `json:"profile,omitempty"`
 	Time    time.Time      `json:"time"`
+}
+
+// Standing is a policy as an event names it: its self-play metrics and,
+// when it is rated, its Elo.
+type Standing struct {
+	Policy  string        `json:"policy"`
+	Metrics store.Metrics `json:"metrics"`
+	Elo     float64       `json:"elo,omitempty"`
 }
 
 // A Reporter receives a job's events. The job calls it from one goroutine

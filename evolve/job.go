@@ -56,7 +56,6 @@ type Job struct {
 	critic   critic.Critic
 	planners map[string]planner.Planner
 	gate     *gate
-	total    int // the mode's iterations, for the events (0 before Run)
 	dedupe   *dedupe
 	mu       sync.Mutex // guards run and started: candidates are proposed concurrently
 	run      *store.Run
@@ -66,6 +65,21 @@ type Job struct {
 	stop     atomic.Bool
 	profile  *timing.Profile
 	lap      timing.Totals // the profile when the iteration began
+	// proposed counts this process's planner calls and played points at
+	// the arena once there is one: Activity reads both at any time.
+	proposed atomic.Int64
+	played   atomic.Pointer[arena.Arena]
+}
+
+// Activity says how far the job has gone in this process: the planner
+// calls made and the episodes played (evaluations, matches, the critic's
+// and the planner's). It may be called from any goroutine, at any time:
+// a progress line calls it while nothing else reports.
+func (j *Job) Activity() (plannerCalls, episodes int) {
+	if a := j.played.Load(); a != nil {
+		episodes = a.Episodes()
+	}
+	return int(j.proposed.Load()), episodes
 }
 
 // PlannerFunc builds the planner a spec names for a run (Job.Planner).
@@ -114,13 +128,10 @@ func (j *Job) tally(tx *store.Tx) error {
 
 func (j *Job) emit(e Event) {
 	e.Run = j.RunID
-	// The mode's count: a chain of K refinements has K+1 iterations.
-	e.Iterations = j.Config.Iterations
-	if j.total > 0 {
-		e.Iterations = j.total
-	}
+	e.Objective = j.Config.Objective
+	e.Iterations = j.Config.TotalIterations()
 	j.mu.Lock()
-	e.Usage = j.run.Usage
+	e.Usage, e.Completed = j.run.Usage, j.run.Iterations
 	j.mu.Unlock()
 	if e.Time.IsZero() {
 		e.Time = time.Now()

@@ -1,6 +1,7 @@
 package evolve
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -82,6 +83,16 @@ type JobConfig struct {
 	// Pool rules: capacity, promotion threshold, opponent softmax
 	// temperature and opponents per candidate (n).
 	Pool pool.Config `json:"pool"`
+	// Objective is what the run selects for: what a game in the global
+	// pool counts, who is promoted, who is champion (docs/objectives.md).
+	// "" is the default, pool.DefaultObjective. A stored configuration
+	// without the key was written before objectives existed and reads as
+	// pool.Elo, which is what such a run ran under (see UnmarshalJSON).
+	Objective pool.Objective `json:"objective,omitempty"`
+	// RobustMargin is the robust objective's margin (pool.Resists): the
+	// share of the residents' per-agent return an invader may gain;
+	// pool.DefaultRobustMargin under robust, unused otherwise.
+	RobustMargin float64 `json:"robust_margin,omitempty"`
 	// PoolTag gives the run a global pool of its own instead of the
 	// environment's shared one (compare starts every search from scratch).
 	PoolTag string `json:"pool_tag,omitempty"`
@@ -189,6 +200,12 @@ func (c JobConfig) WithDefaults() JobConfig {
 		c.Planners = []string{"grammar"}
 	}
 	c.Pool = c.Pool.WithDefaults()
+	if c.Objective == "" {
+		c.Objective = pool.DefaultObjective
+	}
+	if c.Objective == pool.Robust && c.RobustMargin == 0 {
+		c.RobustMargin = pool.DefaultRobustMargin
+	}
 	if c.Workers <= 0 {
 		c.Workers = runtime.NumCPU()
 	}
@@ -225,6 +242,12 @@ func (c JobConfig) Validate() error {
 	if _, err := ParsePromptStyle(c.PromptStyle); err != nil {
 		errs = append(errs, err)
 	}
+	if _, err := pool.ParseObjective(string(c.Objective)); err != nil {
+		errs = append(errs, err)
+	}
+	if c.RobustMargin < 0 {
+		errs = append(errs, fmt.Errorf("robust margin %v is negative", c.RobustMargin))
+	}
 	if _, err := planner.ParseFeedback(c.Feedback); err != nil {
 		errs = append(errs, err)
 	}
@@ -246,6 +269,27 @@ func (c JobConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
+// UnmarshalJSON reads a stored configuration. One without the key
+// "objective" was written before runs chose an objective, when every run
+// was selected by Elo: it reads as pool.Elo, so that an old run resumes,
+// lists and reports as what it was.
+func (c *JobConfig) UnmarshalJSON(b []byte) error {
+	type plain JobConfig // without this method
+	var key struct {
+		Objective *pool.Objective `json:"objective"`
+	}
+	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &key); err != nil {
+		return err
+	}
+	if key.Objective == nil {
+		c.Objective = pool.Elo
+	}
+	return nil
+}
+
 // ParsePromptStyle accepts standard (or ""), naive, cot and react, and returns
 // the style as JobConfig and prompts.Game hold it ("" for standard).
 func ParsePromptStyle(s string) (string, error) {
@@ -256,4 +300,35 @@ func ParsePromptStyle(s string) (string, error) {
 		return s, nil
 	}
 	return "", fmt.Errorf("unknown prompt style %q (want standard, naive, cot or react)", s)
+}
+
+// TotalIterations is how many iterations a run of c makes in all: in
+// population mode Iterations; in chain and gepa modes the initial policy
+// (or seed candidate) and K refinements (or reflections), K+1. They are
+// numbered 0 to TotalIterations()-1.
+func (c JobConfig) TotalIterations() int {
+	if c.Mode == ModeChain || c.Mode == ModeGEPA {
+		return c.Iterations + 1
+	}
+	return c.Iterations
+}
+
+// IterationsDone says how many iterations are finished, by their numbers:
+// "no iteration done", "iteration 0 done", "iterations 0–4 done".
+func IterationsDone(n int) string {
+	switch n {
+	case 0:
+		return "no iteration done"
+	case 1:
+		return "iteration 0 done"
+	}
+	return fmt.Sprintf("iterations %s done", iterationSpan(0, n))
+}
+
+// iterationSpan names iterations from to to-1: "0", "0–4".
+func iterationSpan(from, to int) string {
+	if to-from == 1 {
+		return fmt.Sprint(from)
+	}
+	return fmt.Sprintf("%d–%d", from, to-1)
 }

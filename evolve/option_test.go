@@ -3,6 +3,8 @@ package evolve
 import (
 	"encoding/json"
 	"testing"
+
+	"policyevolve/pool"
 )
 
 func TestOption(t *testing.T) {
@@ -48,8 +50,10 @@ func TestOption(t *testing.T) {
 }
 
 // TestStoredJobConfigUnchanged: run configurations stored before local
-// rounds and the crossover rate were Options decode to the same meaning
-// and encode to the same bytes (a comparison's id is a hash of them).
+// rounds and the crossover rate were Options, and before runs chose an
+// objective, decode to the same meaning — the objective they ran under is
+// elo — and encode to the same bytes once the objective is left out as a
+// comparison's id leaves out elo (experiment.ID hashes them).
 func TestStoredJobConfigUnchanged(t *testing.T) {
 	for _, stored := range []string{
 		`{"mode":"population","game":"cleanup","agents":10,"steps":1000,"seed":1,"eval_seeds":[0,1,2,3,4],"match_seeds":[0],"iterations":5,"candidates":4,"feedback":"critic","local_rounds":2,"crossover_rate":0.2,"planners":["grammar"],"pool":{"capacity":16,"promote_threshold":0.6,"temperature":100,"opponents":4},"workers":2,"planner_concurrency":1,"critic":"analytic","backend":"auto"}`,
@@ -59,6 +63,10 @@ func TestStoredJobConfigUnchanged(t *testing.T) {
 		if err := json.Unmarshal([]byte(stored), &c); err != nil {
 			t.Fatal(err)
 		}
+		if c.Objective != pool.Elo || c.WithDefaults().Objective != pool.Elo {
+			t.Errorf("a configuration stored before objectives reads as %q, not elo", c.Objective)
+		}
+		c.Objective = ""
 		b, err := json.Marshal(c)
 		if err != nil || string(b) != stored {
 			t.Errorf("stored:\n%s\nencoded again:\n%s (%v)", stored, b, err)
@@ -71,5 +79,24 @@ func TestStoredJobConfigUnchanged(t *testing.T) {
 	json.Unmarshal([]byte(`{"local_rounds":-1,"crossover_rate":-1}`), &none)
 	if none.LocalRounds.Value() != 0 || !none.CrossoverRate.IsOff() {
 		t.Errorf("none read as %v, %v", none.LocalRounds, none.CrossoverRate)
+	}
+}
+
+// TestIterationNumbering: iterations are numbered from 0; a chain and
+// GEPA make K+1 (the initial policy or seed candidate, then K).
+func TestIterationNumbering(t *testing.T) {
+	for _, c := range []struct {
+		mode       string
+		iterations int
+		want       int
+	}{{ModePopulation, 5, 5}, {ModeChain, 3, 4}, {ModeGEPA, 3, 4}} {
+		if got := (JobConfig{Mode: c.mode, Iterations: c.iterations}).TotalIterations(); got != c.want {
+			t.Errorf("%s with --iterations %d: %d iterations in all, want %d", c.mode, c.iterations, got, c.want)
+		}
+	}
+	for n, want := range []string{"no iteration done", "iteration 0 done", "iterations 0–1 done", "iterations 0–2 done"} {
+		if got := IterationsDone(n); got != want {
+			t.Errorf("IterationsDone(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

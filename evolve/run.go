@@ -17,11 +17,19 @@ import (
 	"policyevolve/evolve/population"
 	"policyevolve/evolve/search"
 	"policyevolve/evolve/timing"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
-// ErrRunDone: the run to resume has finished already.
-var ErrRunDone = errors.New("the run is done")
+// Errors of Run, for callers to branch on.
+var (
+	// ErrRunDone: the run to resume has finished already.
+	ErrRunDone = errors.New("the run is done")
+	// ErrObjectiveChanged: a run to resume was asked for an objective
+	// other than the one it started with (a run keeps its objective: its
+	// pool, promotions and champion were decided under it).
+	ErrObjectiveChanged = errors.New("a run resumes under the objective it started with")
+)
 
 // Run starts the job (or resumes RunID) and runs it until it is done, a
 // budget is reached, or Stop is called; it returns the run as stored. A
@@ -34,8 +42,7 @@ func (j *Job) Run(ctx context.Context) (*store.Run, error) {
 	defer j.arena.Close()
 	mode, err := j.mode()
 	if err == nil {
-		j.total = mode.Iterations()
-		j.emit(Event{Kind: EventStarted, Message: how})
+		j.emit(Event{Kind: EventStarted, Iteration: j.run.Iterations - 1, Message: how})
 		err = j.iterate(ctx, mode)
 	}
 	return j.finish(err)
@@ -52,7 +59,7 @@ func (j *Job) iterate(ctx context.Context, mode search.Mode) error {
 		if ok, err := mode.Plan(ctx, it); err != nil || !ok {
 			return err
 		}
-		j.emit(Event{Kind: EventIteration, Iteration: i})
+		j.emit(Event{Kind: EventIteration, Iteration: i, Planned: len(it.Plan)})
 		if ok, err := mode.Play(ctx, it); err != nil || !ok {
 			return err
 		}
@@ -82,11 +89,15 @@ func (j *Job) open(ctx context.Context) (string, error) {
 			return "", err
 		}
 		if j.run.Status == store.StatusDone {
-			return "", fmt.Errorf("%w: %s finished at iteration %d", ErrRunDone, j.RunID, j.run.Iterations)
+			return "", fmt.Errorf("%w: %s finished with %s", ErrRunDone, j.RunID, IterationsDone(j.run.Iterations))
 		}
 		var cfg JobConfig
 		if err := json.Unmarshal(j.run.Config, &cfg); err != nil {
 			return "", fmt.Errorf("run %s: its configuration does not read: %w", j.RunID, err)
+		}
+		if asked := j.Config.Objective; asked != "" && asked != cfg.Objective {
+			return "", fmt.Errorf("%w: %s was started with objective %s, not %s (resume it without --objective, or start a new run)",
+				ErrObjectiveChanged, j.RunID, cfg.Objective, asked)
 		}
 		// The stored configuration decides, except how fast to go and
 		// where the models are served (a move is stored: the next resume
@@ -113,8 +124,9 @@ func (j *Job) open(ctx context.Context) (string, error) {
 	j.env = env
 	j.profile = timing.NewProfile(j.Store)
 	j.arena = &arena.Arena{Profile: j.profile, Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
-		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Workers: j.Config.Workers, Log: j.Log,
-		Executor: j.Executor}
+		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Objective: j.Config.Objective,
+		Workers: j.Config.Workers, Log: j.Log, Executor: j.Executor}
+	j.played.Store(j.arena)
 	if j.dedupe, err = loadDedupe(j.Store, j.RunID, j.arena.GlobalPool()); err != nil {
 		return "", err
 	}
@@ -147,9 +159,9 @@ func (j *Job) open(ctx context.Context) (string, error) {
 		j.saveRun()
 		return "", err
 	}
-	how := "new run"
+	how := fmt.Sprintf("new run of %d iterations (%s)", j.Config.TotalIterations(), iterationSpan(0, j.Config.TotalIterations()))
 	if resumed {
-		how = fmt.Sprintf("resumed after iteration %d", j.run.Iterations)
+		how = fmt.Sprintf("resumed with %s; next, iteration %d of 0–%d", IterationsDone(j.run.Iterations), j.run.Iterations, j.Config.TotalIterations()-1)
 	}
 	return how, nil
 }
@@ -199,9 +211,9 @@ func (j *Job) finish(err error) (*store.Run, error) {
 	prof := j.Profile()
 	switch r.Status {
 	case store.StatusDone:
-		j.emit(Event{Kind: EventDone, Champion: r.Champion, Profile: &prof})
+		j.emit(Event{Kind: EventDone, Iteration: r.Iterations - 1, Champion: r.Champion, Profile: &prof})
 	case store.StatusStopped:
-		j.emit(Event{Kind: EventStopped, Champion: r.Champion, Message: r.StopReason, Profile: &prof})
+		j.emit(Event{Kind: EventStopped, Iteration: r.Iterations - 1, Champion: r.Champion, Message: r.StopReason, Profile: &prof})
 	}
 	return r, err
 }
@@ -236,8 +248,30 @@ func (j *Job) closeIteration(ctx context.Context, it *store.Iteration, mode sear
 	now := j.profile.Snapshot()
 	lap := now.Sub(j.lap)
 	j.lap = now
-	j.emit(Event{Kind: EventIterationDone, Iteration: it.Index, Champion: c.Policy, Best: &c.Metrics, BestElo: c.Elo, Profile: &lap})
+	j.emit(Event{Kind: EventIterationDone, Iteration: it.Index, Champion: c.Policy, ChampionMetrics: &c.Metrics,
+		ChampionElo: c.Elo, BestCandidate: j.bestCandidate(it), Profile: &lap})
 	return nil
+}
+
+// bestCandidate is the iteration's best candidate under the run's
+// objective (the champion's rule, pool.Champion, over this iteration's
+// settled candidates, a promoted one counting as a member of the pool at
+// the rating it left with); nil when none was evaluated.
+func (j *Job) bestCandidate(it *store.Iteration) *Standing {
+	var cs []store.Candidate
+	var es []pool.Entrant
+	for _, c := range it.Candidates {
+		switch c.Status {
+		case store.CandidateEvaluated, store.CandidatePromoted, store.CandidateRejected:
+			cs = append(cs, c)
+			es = append(es, search.Entrant(c, c.Status == store.CandidatePromoted, c.Elo))
+		}
+	}
+	k := pool.Champion(j.Config.Objective, es)
+	if k < 0 {
+		return nil
+	}
+	return &Standing{Policy: cs[k].Policy, Metrics: cs[k].Metrics, Elo: cs[k].Elo}
 }
 
 // mode returns the search mode of the job's configuration, run in the job.
@@ -252,5 +286,6 @@ func (j *Job) mode() (search.Mode, error) {
 	}
 	return population.New(run, population.Config{Iterations: c.Iterations, Candidates: c.Candidates,
 		CrossoverRate: c.CrossoverRate.Value(), LocalRounds: c.LocalRounds.Value(), Planners: c.Planners, Pool: c.Pool,
-		Invasion: c.Invasion, MatchSeeds: c.MatchSeeds, PlannerConcurrency: c.PlannerConcurrency}), nil
+		Invasion: c.Invasion, MatchSeeds: c.MatchSeeds, PlannerConcurrency: c.PlannerConcurrency, Objective: c.Objective,
+		RobustMargin: c.RobustMargin}), nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sort"
 
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -42,8 +43,12 @@ func (r *Run) loadMembers(tx *store.Tx) error {
 		}
 		r.Members = append(r.Members, m)
 	}
+	welfare := r.Config.Objective != pool.Elo // listed by self-play, else by rating
 	sort.SliceStable(r.Members, func(i, j int) bool {
 		a, b := r.Members[i], r.Members[j]
+		if welfare && a.Metrics.Efficiency != b.Metrics.Efficiency {
+			return a.Metrics.Efficiency > b.Metrics.Efficiency
+		}
 		if a.Elo != b.Elo {
 			return a.Elo > b.Elo
 		}

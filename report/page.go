@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"policyevolve/evolve"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -40,6 +41,7 @@ type runPage struct {
 	EloNote    string
 	Champion   string // full id
 	ChampShort string
+	ChampionBy string // the objective the champion is the best by
 	ChampStats []field
 	Tree       *Tree
 	TreeNote   string
@@ -154,6 +156,7 @@ func newRunPage(r *Run, f *Frame) *runPage {
 		{"run", fmt.Sprintf("%s, %s search, seed %d", rec.ID, cfg.Mode, cfg.Seed), ""},
 		{"status", status, ""},
 		{"environment", fmt.Sprintf("%s on %s, %d agents, %d steps", env.Game, env.Map, env.Agents, env.MaxSteps), ""},
+		{"objective", objectiveNote(cfg), ""},
 		{"iterations", fmt.Sprintf("%d of %d done", rec.Iterations, r.Planned), ""},
 		{"planners", strings.Join(cfg.Planners, ", ") + ", feedback " + cfg.Feedback, ""},
 		{"seeds", fmt.Sprintf("self-play %s, matches %s", seedList(cfg.EvalSeeds), seedList(cfg.MatchSeeds)), ""},
@@ -178,6 +181,20 @@ func newRunPage(r *Run, f *Frame) *runPage {
 	p.iterations(r, f)
 	p.candidates(r, f)
 	return p
+}
+
+// objectiveNote is the run's objective and what it decided, for the
+// summary: the champion below is the best by it.
+func objectiveNote(cfg evolve.JobConfig) string {
+	switch {
+	case cfg.Mode != evolve.ModePopulation:
+		return fmt.Sprintf("%s (a %s run has no pool: its champion is its best in self-play)", cfg.Objective, cfg.Mode)
+	case cfg.Objective == pool.Welfare:
+		return "welfare: the champion is the run's best in self-play; a game in the pool compares two members' self-play seed by seed"
+	case cfg.Objective == pool.Robust:
+		return fmt.Sprintf("robust (margin %g): the champion is the run's best in self-play among the candidates that resisted invasion by the pool's members; a game compares self-play seed by seed", cfg.RobustMargin)
+	}
+	return "elo: the champion is the run's top-rated candidate in the pool; a game in the pool is a mixed match"
 }
 
 // metricCharts: per metric, the best and median of each iteration's

@@ -19,9 +19,12 @@ type PoolDetail struct {
 	// Env is the environment of a global pool (zero for a local pool);
 	// members' metrics are their newest evaluation on it (on any
 	// environment for a local pool).
-	Env     store.EnvConfig
-	Members []Member
-	Sort    string
+	Env store.EnvConfig
+	// Objective is a global pool's: the one whose games its ratings count
+	// (elo for the untagged pools).
+	Objective string
+	Members   []Member
+	Sort      string
 }
 
 // PoolSorts are the columns a pool can be sorted by, the default first.
@@ -39,7 +42,8 @@ func LoadPool(s *store.Store, name, sortBy string) (*PoolDetail, error) {
 		return nil, fmt.Errorf("%w: sort by %q: the columns are %s", ErrBadQuery, sortBy, strings.Join(PoolSorts, ", "))
 	}
 	d := &PoolDetail{Store: s.Path(), Generated: time.Now(), Name: name, Sort: sortBy}
-	d.Env, _, _ = store.ParseGlobalPool(name)
+	pk, _ := store.ParseGlobalPool(name)
+	d.Env, d.Objective = pk.Env, pk.Objective
 	err := s.View(func(tx *store.Tx) error {
 		ms, err := tx.Members(name)
 		if err != nil {
@@ -106,8 +110,16 @@ func LoadPool(s *store.Store, name, sortBy string) (*PoolDetail, error) {
 // ParseEnvKey reads an environment's key, GAME/MAP/AGENTS/STEPS (as
 // store.EnvConfig.Key writes it).
 func ParseEnvKey(key string) (store.EnvConfig, bool) {
-	env, tag, ok := store.ParseGlobalPool("global/" + key)
-	return env, ok && tag == ""
+	k, ok := store.ParseGlobalPool("global/" + key)
+	return k.Env, ok && k.Tag == "" && k.Objective == store.UntaggedObjective
+}
+
+// poolObjectiveNote says what a global pool's Elo counts.
+func poolObjectiveNote(objective string) string {
+	if objective == store.UntaggedObjective {
+		return "The pool's objective is elo: its Elo counts mixed matches."
+	}
+	return "The pool's objective is " + objective + ": its Elo counts games of self-play compared seed by seed (docs/objectives.md)."
 }
 
 type poolPage struct {
@@ -129,7 +141,8 @@ func (d *PoolDetail) page(f *Frame) *page {
 	if d.Env == (store.EnvConfig{}) {
 		v.Note = "A local pool: one iteration's candidates. Metrics: each member's newest self-play evaluation."
 	} else {
-		v.Note = "Metrics: each member's newest self-play evaluation on " + d.Env.Key() + ". Efficiency is the welfare objective's score."
+		v.Note = "Metrics: each member's newest self-play evaluation on " + d.Env.Key() + ". Efficiency is the welfare objective's score. " +
+			poolObjectiveNote(d.Objective)
 	}
 	for _, c := range PoolSorts {
 		col := sortColumn{Label: c, Current: c == d.Sort}
@@ -145,16 +158,16 @@ func (d *PoolDetail) page(f *Frame) *page {
 		v.Columns = append(v.Columns, col)
 	}
 	for _, m := range d.Members {
-		v.Rows = append(v.Rows, memberRow(m, false, f))
+		v.Rows = append(v.Rows, memberRow(m, f))
 	}
 	return p
 }
 
 // memberRow is a pool member as a row of a pool's table.
-func memberRow(m Member, local bool, f *Frame) poolRow {
+func memberRow(m Member, f *Frame) poolRow {
 	row := poolRow{ID: m.Policy.ID, Short: short(m.Policy.ID, 12), Name: m.Policy.Name, Href: f.policyURL(m.Policy.ID), Elo: "–", Record: "–",
 		Eff: "–", Equality: "–", Sustainability: "–", Peace: "–",
-		Origin: origin(m.Policy.Origin, local), Reason: m.Reason, Champion: m.Champion}
+		Origin: m.Policy.Origin.Describe(8), Reason: m.Reason, Champion: m.Champion}
 	if m.Rated {
 		row.Elo, row.Record = fmt.Sprintf("%.1f", m.Elo), fmt.Sprintf("%d/%d/%d", m.Wins, m.Draws, m.Losses)
 	}

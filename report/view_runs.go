@@ -23,8 +23,9 @@ type RunRow struct {
 	Record  store.Run
 	Config  evolve.JobConfig // with defaults applied; zero when it does not read
 	Planned int              // iterations in all
-	// Objective is what the run selects for, as its configuration
-	// records it ("" for runs that record none).
+	// Objective is what the run selects for: its configuration's (elo
+	// for a run stored before objectives, which ran under it); "" for a
+	// run that is not an evolution job (a Q-learner's training).
 	Objective string
 }
 
@@ -39,35 +40,18 @@ func LoadRuns(s *store.Store) (*RunList, error) {
 		return nil, err
 	}
 	for _, r := range slices.Backward(runs) {
-		row := RunRow{Record: r, Objective: objectiveOf(r.Config)}
+		row := RunRow{Record: r}
 		if json.Unmarshal(r.Config, &row.Config) == nil {
 			row.Config = row.Config.WithDefaults()
-			row.Planned = row.Config.Iterations
-			if row.Config.Mode == evolve.ModeChain || row.Config.Mode == evolve.ModeGEPA {
-				row.Planned++ // the initial policy (or seed candidate) and K refinements
+			switch r.Mode {
+			case evolve.ModePopulation, evolve.ModeChain, evolve.ModeGEPA:
+				row.Objective = string(row.Config.Objective)
 			}
+			row.Planned = row.Config.TotalIterations()
 		}
 		l.Runs = append(l.Runs, row)
 	}
 	return l, nil
-}
-
-// objectiveOf reads the run's objective from its stored configuration,
-// under the key "objective", when the configuration has one. It is read
-// from the raw record rather than from evolve.JobConfig so that runs show
-// it as soon as the configuration records it, and older runs show none.
-func objectiveOf(config json.RawMessage) string {
-	var c struct {
-		Objective any `json:"objective"`
-	}
-	if json.Unmarshal(config, &c) != nil || c.Objective == nil {
-		return ""
-	}
-	if s, ok := c.Objective.(string); ok {
-		return s
-	}
-	b, _ := json.Marshal(c.Objective)
-	return string(b)
 }
 
 type runsPage struct {

@@ -170,7 +170,8 @@ func short3(ids []string) []string {
 }
 
 // TestRunListObjective: the list shows the objective a run's stored
-// configuration records, and nothing for one that records none.
+// configuration records, and elo for one stored before objectives (what
+// it ran under).
 func TestRunListObjective(t *testing.T) {
 	f := newFixture(t)
 	cfg, _ := json.Marshal(evolve.JobConfig{Mode: evolve.ModePopulation, Game: "cleanup", Agents: 5, Steps: 100, EvalSeeds: []uint64{0}})
@@ -188,7 +189,7 @@ func TestRunListObjective(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Runs) != 2 || l.Runs[0].Objective != "welfare" || l.Runs[1].Objective != "" || l.Runs[1].Record.ID != f.run {
+	if len(l.Runs) != 2 || l.Runs[0].Objective != "welfare" || l.Runs[1].Objective != "elo" || l.Runs[1].Record.ID != f.run {
 		t.Fatalf("runs, newest first: %+v", l.Runs)
 	}
 	p := renderView(t, l, siteFrame())

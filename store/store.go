@@ -107,6 +107,11 @@ func Open(path string, opt Options) (*Store, error) {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
+	// A directory is refused before anything is created beside it (the
+	// lock files .lock and .gate).
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%w: %s is a directory (name the store's file, e.g. %s)", ErrNotStore, path, filepath.Join(path, DefaultPath))
+	}
 	s := &Store{path: path, opt: opt}
 	_, err := os.Stat(path)
 	switch {

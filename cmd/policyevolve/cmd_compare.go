@@ -12,6 +12,8 @@ import (
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/experiment"
 	"policyevolve/evolve/planner"
+	"policyevolve/internal/outfile"
+	"policyevolve/pool"
 )
 
 type compareOptions struct {
@@ -45,6 +47,8 @@ type compareOptions struct {
 	promptStyle        string
 	promptStyles       string // chain rows, one per prompt style
 	adversarial        bool
+	objective          pool.Objective
+	robustMargin       float64
 }
 
 // compareDoc is compare's help.
@@ -74,13 +78,19 @@ the same). With --llm, --prompt-styles naive,cot,react adds a chain row
 per prompt style (PolicyEvolve's prompting baselines; the paper suite
 adds all three).
 
+--objective (welfare by default) is what every run selects for: under
+welfare a population run's champion is its best in self-play, under elo
+its top-rated candidate in its pool (PolicyEvolve's); the table says
+which. The league's rating is always that of mixed matches.
+
 It prints a Table-1-style report — per method, efficiency, equality,
 sustainability and peace as mean (min–max) over runs, league rating,
 exploitability (the worst margin by which a league member beats it),
-planner calls, LLM calls, tokens, cost and wall time — as Markdown, and
-writes it to PREFIX.csv and PREFIX.json with the runs' ids. The runs (and
-the Q-learner's trainings) are stored: compare again with the same flags
-reuses (or resumes) them.`
+planner calls, LLM calls, tokens, cost and wall time — as Markdown; -o
+PREFIX also writes it to PREFIX.csv and PREFIX.json with the runs' ids
+(no file is written without -o: the table is stored with the runs, and
+"report CMP_ID" draws it). The runs (and the Q-learner's trainings) are
+stored: compare again with the same flags reuses (or resumes) them.`
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return compareCommand(ctx, "compare", compareDoc, "", args, stdout, stderr)
@@ -95,13 +105,12 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	o.storeOptions.register(fs)
 	o.sandboxOptions.register(fs)
 	o.llm.register(fs)
+	o.objective = pool.DefaultObjective
+	objectiveFlag(fs, &o.objective, "what the runs select for: their pools' games, promotion and champions (default welfare)")
+	fs.Float64Var(&o.robustMargin, "robust-margin", 0, fmt.Sprintf("--objective robust: the share of the residents' per-agent return a lone invader may gain (default %g)", pool.DefaultRobustMargin))
 	fs.IntVar(&o.budget, "budget", 12, "planner calls per run")
 	fs.IntVar(&o.runs, "runs", 3, "runs per method")
-	fs.Func("seed", "seed of the first run (default 1)", func(s string) error {
-		_, err := fmt.Sscan(s, &o.seed)
-		return err
-	})
-	o.seed = 1
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the first run")
 	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds")
 	fs.StringVar(&o.matchSeeds, "match-seeds", "0", "match seeds (candidates' matches and the league)")
 	fs.IntVar(&o.candidates, "candidates", evolve.DefaultCandidates, "population candidates per iteration")
@@ -118,7 +127,7 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	fs.StringVar(&o.suite, "suite", suite, "paper: the paper's Table 1 rows — zero-shot, chain sparse, dense, raw and critic, population, GEPA, Q-learner, baselines")
 	fs.StringVar(&o.gepaFeedback, "gepa-feedback", "sparse", "feedback levels of GEPA's reflections, a row each: sparse (the paper's), dense, critic")
 	fs.IntVar(&o.qlearnEpisodes, "qlearn-episodes", qlearn.DefaultEpisodes, "training episodes of the Q-learner row (0: no qlearn row)")
-	fs.StringVar(&o.out, "o", "compare", "write the report to PREFIX.csv and PREFIX.json")
+	fs.StringVar(&o.out, "o", "", "also write the report to PREFIX.csv and PREFIX.json (default: no files)")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON instead of Markdown")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
@@ -127,11 +136,8 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 }
 
 func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer) error {
-	if o.budget < 1 || o.runs < 1 {
-		return usagef("--budget and --runs must be at least 1")
-	}
-	if o.qlearnEpisodes < 0 {
-		return usagef("--qlearn-episodes must not be negative (got %d)", o.qlearnEpisodes)
+	if o.robustMargin != 0 && o.objective != pool.Robust {
+		return usagef("--robust-margin is the margin of --objective robust")
 	}
 	switch o.suite {
 	case "":
@@ -204,6 +210,16 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 			planners = append(planners, "llm:"+spec)
 		}
 	}
+	if o.out != "" {
+		// Checked now, not after hours of runs.
+		for _, ext := range []string{".csv", ".json"} {
+			f, err := outfile.Create(o.out + ext)
+			if err != nil {
+				return usagef("-o: %v", err)
+			}
+			f.Discard()
+		}
+	}
 	if x.Store, err = o.storeOptions.open(createStore); err != nil {
 		return err
 	}
@@ -212,25 +228,39 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	}
 	x.Base = evolve.JobConfig{Game: o.game, Map: o.mapArg, Agents: o.agents, Steps: o.steps, EvalSeeds: evalSeeds,
 		MatchSeeds: matchSeeds, Planners: planners, MaxPlannerCalls: o.budget, Workers: o.workers, Backend: o.backend,
-		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), PromptStyle: o.promptStyle, Adversarial: o.adversarial}
+		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), PromptStyle: o.promptStyle, Adversarial: o.adversarial,
+		Objective: o.objective, RobustMargin: o.robustMargin}
 	if len(o.llm.specs) > 0 {
 		x.Base.LLM, x.Base.Endpoints = o.llm.settings(), o.llm.endpoints()
 	}
 	x.Planner = func(cfg evolve.JobConfig) evolve.PlannerFunc {
 		return o.llm.planners(x.Store, &cfg)
 	}
-	x.OnJob = func(j *evolve.Job) func() { return onInterrupt(j.Stop) }
+	// Off a terminal, a line every half minute says where the jobs are.
+	progress := newEvolveProgress(nil, stderr, false)
+	progress.quiet, progress.prefix = true, "compare: "
+	defer progress.heartbeat(progressEvery)()
+	x.OnJob = func(j *evolve.Job) func() {
+		j.Events = progress
+		progress.setActivity(j.Activity)
+		return onInterrupt(j.Stop)
+	}
 	x.TrainProgress = func(episodes int) (func(qlearn.EpisodeStats), func()) {
 		p := newTrainProgress(stderr, episodes)
 		return p.episode, p.finish
 	}
-	x.Log = func(format string, args ...any) { fmt.Fprintf(stderr, "compare: "+format+"\n", args...) }
+	x.Log = func(format string, args ...any) {
+		progress.logf("compare: "+format, args...)
+		progress.setNote(fmt.Sprintf(format, args...))
+	}
 	report, err := x.Run(ctx)
 	if err != nil {
 		return err
 	}
-	if err := report.WriteFiles(o.out); err != nil {
-		return err
+	if o.out != "" {
+		if err := report.WriteFiles(o.out); err != nil {
+			return err
+		}
 	}
 	if o.json {
 		enc := json.NewEncoder(stdout)
@@ -238,7 +268,9 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 		return enc.Encode(report)
 	}
 	report.WriteMarkdown(stdout)
-	fmt.Fprintf(stderr, "compare: wrote %s.csv and %s.json; an HTML report: policyevolve report %s -o %s.html%s\n",
-		o.out, o.out, report.ID, o.out, storeFlag(o.storeOptions))
+	if o.out != "" {
+		fmt.Fprintf(stderr, "compare: wrote %s.csv and %s.json\n", o.out, o.out)
+	}
+	fmt.Fprintf(stderr, "compare: an HTML report: %s report %s -o %s.html%s\n", self(), report.ID, report.ID, storeFlag(o.storeOptions))
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/timing"
 	"policyevolve/llm"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -53,6 +53,15 @@ trims the pool. --mode chain is the paper's Algorithm 1: an initial policy
 and --iterations refinements shown sparse, dense, critic or raw feedback
 (raw: an excerpt of the raw trajectory instead of the critic's
 reflections).
+--objective says what a population run selects for (docs/objectives.md):
+welfare, the default, crowns the policy whose group does best in
+self-play, and a game between two pool members compares their self-play
+seed by seed; elo is PolicyEvolve's competitive objective, a game a mixed
+match won by the higher per-agent return; robust is welfare among the
+policies that resist invasion (no pool member, seated as one agent among
+a policy's own, out-earns them by more than --robust-margin of their
+return). Promotion (a win rate above the threshold) and Elo count the
+objective's games, and each objective has a global pool of its own.
 --mode gepa is GEPA-style prompt evolution, the paper's third baseline:
 it evolves the strategy guidance of the planner's system prompt — a seed
 candidate, then --iterations reflections (each reads a parent's policy
@@ -74,12 +83,7 @@ worker") fed by a NATS JetStream queue: --nats embedded runs the server in
 this process; the results are those of a local run.`, stdout)
 	o.envOptions.register(fs)
 	fs.StringVar(&o.cfg.Mode, "mode", evolve.ModePopulation, "search mode: population, chain or gepa")
-	fs.Func("seed", "run seed: every random choice derives from it (default 1)", func(s string) error {
-		v, err := strconv.ParseUint(s, 10, 64)
-		o.cfg.Seed = v
-		return err
-	})
-	o.cfg.Seed = 1
+	fs.Uint64Var(&o.cfg.Seed, "seed", 1, "run seed: every random choice derives from it")
 	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds: N, A-B or a comma-separated list")
 	fs.StringVar(&o.matchSeeds, "match-seeds", "0", "seeds of each candidate's matches")
 	fs.IntVar(&o.cfg.Iterations, "iterations", 0, fmt.Sprintf("population iterations (default %d), or chain refinements / gepa reflections K (default %d)",
@@ -89,6 +93,8 @@ this process; the results are those of a local run.`, stdout)
 	fs.StringVar(&o.cfg.Feedback, "feedback", "", "feedback shown to the planner: sparse, dense, critic or raw (default: critic for population, dense for chain, sparse for gepa's reflections)")
 	promptStyleFlag(fs, &o.cfg.PromptStyle)
 	fs.BoolVar(&o.cfg.Adversarial, "adversarial", false, "tell the LLM planner it may do anything to maximise the reward (the paper's adaptive attacker); runs show counts what the sandbox refused")
+	objectiveFlag(fs, &o.cfg.Objective, "what the run selects for — what a game in its global pool counts, who is promoted, who is champion (default welfare; a resumed run keeps its own)")
+	fs.Float64Var(&o.cfg.RobustMargin, "robust-margin", 0, fmt.Sprintf("--objective robust: the share of the residents' per-agent return a lone invader may gain (default %g)", pool.DefaultRobustMargin))
 	fs.BoolVar(&o.cfg.Invasion, "invasion", false, "population: make invasion resistance a parent-selection objective (each parent's worst invader among the pool's members, k = 1)")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
 	fs.Float64Var(&o.crossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
@@ -161,6 +167,9 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		cfg.Backend = o.backend
 		// 0 (or less) asks for none.
 		cfg.LocalRounds, cfg.CrossoverRate = evolve.On(o.localRounds), evolve.On(o.crossoverRate)
+		if cfg.RobustMargin != 0 && cfg.Objective != pool.Robust {
+			return usagef("--robust-margin is the margin of --objective robust")
+		}
 		cfg = cfg.WithDefaults()
 		if err := cfg.Validate(); err != nil {
 			return usagef("%v", err)
@@ -182,6 +191,9 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		var stored evolve.JobConfig
 		if err := json.Unmarshal(run.Config, &stored); err != nil {
 			return fmt.Errorf("run %s: its configuration does not read: %w", o.resume, err)
+		}
+		if cfg.Objective != "" && cfg.Objective != stored.Objective {
+			return usagef("--objective %s: run %s was started with objective %s and resumes only under it", cfg.Objective, o.resume, stored.Objective)
 		}
 		if err := o.checkSeeds(stored); err != nil {
 			return err
@@ -233,6 +245,8 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		return &critic.LLM{Model: planner.CriticModel{Client: client}, Name: client.Name()}, nil
 	}
 	job.Events = progress
+	progress.setActivity(job.Activity)
+	defer progress.heartbeat(progressEvery)()
 	release := onInterrupt(func() {
 		fmt.Fprintln(stderr, "\npolicyevolve evolve: stopping at the next safe point (Ctrl-C again to abandon the step in flight)")
 		job.Stop()
@@ -240,9 +254,20 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	defer release()
 	run, err := job.Run(ctx)
 	progress.close()
+	if errors.Is(err, evolve.ErrRunDone) {
+		// Nothing to resume: say so, and show the run as it ended.
+		if err := s.View(func(tx *store.Tx) (err error) {
+			run, err = tx.Run(o.resume)
+			return err
+		}); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "policyevolve evolve: %s is done already (%s): nothing to resume\n", run.ID, evolve.IterationsDone(run.Iterations))
+		return printRunSummary(stdout, s, run, nil, o.json, storeFlag(o.storeOptions))
+	}
 	if err != nil {
 		if run != nil && errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "policyevolve evolve: abandoned; resume with: policyevolve evolve --resume %s%s\n", run.ID, storeFlag(o.storeOptions))
+			fmt.Fprintf(stderr, "policyevolve evolve: abandoned; resume with: %s evolve --resume %s%s\n", self(), run.ID, storeFlag(o.storeOptions))
 		}
 		return err
 	}
@@ -326,18 +351,18 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 	}
 	fmt.Fprintf(w, "\nrun %s: %s", run.ID, run.Status)
 	if run.StopReason != "" {
-		fmt.Fprintf(w, " (%s)", run.StopReason)
+		fmt.Fprintf(w, ": %s", run.StopReason)
 	}
-	fmt.Fprintf(w, " after %d iteration(s); %d planner calls, %d LLM calls, %s, %d episodes, %s\n",
-		run.Iterations, run.Usage.Proposals, run.Usage.LLMCalls, costWords(run.Usage), run.Usage.Episodes,
-		(time.Duration(run.Usage.WallSeconds) * time.Second).String())
+	fmt.Fprintf(w, " — %s (%d of %d); %d planner calls, %d LLM calls, %s, %d episodes, %s\n",
+		evolve.IterationsDone(run.Iterations), run.Iterations, cfg.TotalIterations(), run.Usage.Proposals, run.Usage.LLMCalls,
+		costWords(run.Usage), run.Usage.Episodes, (time.Duration(run.Usage.WallSeconds) * time.Second).String())
 	if prof != nil && prof.Total() > 0 {
 		fmt.Fprintf(w, "time in this process, summed over workers: %s\n", prof)
 	}
 	if run.Champion == "" {
 		fmt.Fprintln(w, "no champion yet")
 	} else {
-		fmt.Fprintf(w, "champion %s\n", run.Champion)
+		fmt.Fprintf(w, "champion by %s: %s\n", cfg.Objective, run.Champion)
 		if ev != nil {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "seed\tefficiency\tequality\tsustainability\tpeace\t")
@@ -350,13 +375,14 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 		}
 	}
 	fmt.Fprintln(w, "\nlook further:")
-	fmt.Fprintf(w, "  policyevolve runs show %s%s\n", run.ID, storeArg)
+	fmt.Fprintf(w, "  %s runs show %s%s\n", self(), run.ID, storeArg)
 	if run.Champion != "" {
-		fmt.Fprintf(w, "  policyevolve pool show %.12s%s\n", run.Champion, storeArg)
+		fmt.Fprintf(w, "  %s pool show %.12s%s\n", self(), run.Champion, storeArg)
 	}
-	fmt.Fprintf(w, "  policyevolve pool ls --game %s%s\n", cfg.Game, storeArg)
-	if run.Status == store.StatusStopped {
-		fmt.Fprintf(w, "  policyevolve evolve --resume %s%s    # carry on\n", run.ID, storeArg)
+	fmt.Fprintf(w, "  %s pool ls --game %s%s\n", self(), cfg.Game, storeArg)
+	fmt.Fprintf(w, "  %s report %s -o %s.html%s\n", self(), run.ID, run.ID, storeArg)
+	if run.Status == store.StatusStopped && !evolve.StoppedByBudget(run) {
+		fmt.Fprintf(w, "  %s evolve --resume %s%s    # carry on\n", self(), run.ID, storeArg)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -95,10 +96,14 @@ func median(xs []float64) float64 {
 }
 
 // TestEvolveOfflineImproves runs the main job offline on a small budget in
-// both games: the search finds better policies than its initial
-// population (the first iteration's random genomes), and the champion
-// outranks every baseline. The figures are docs/evolution.md's; the run is
-// deterministic, so they do not move unless the search does.
+// both games, under the default objective (welfare): the search finds
+// better policies than its initial population (the first iteration's
+// random genomes); the champion is the run's best in self-play, better
+// than every baseline and rated above them in its pool; and in both games
+// evolved policies join the global pool (under elo none did in Cleanup,
+// where a cleaner loses a mixed match to a free-rider). The figures are
+// docs/evolution.md's; the run is deterministic, so they do not move
+// unless the search does.
 func TestEvolveOfflineImproves(t *testing.T) {
 	t.Parallel() // long, and mostly waiting on workers: overlap it with the others
 	for _, tc := range []struct {
@@ -125,33 +130,38 @@ func TestEvolveOfflineImproves(t *testing.T) {
 				t.Errorf("the last iteration's median efficiency %.3f is not above the initial population's %.3f", median(last), median(first))
 			}
 			end := events[len(events)-1]
-			if end.Kind != evolve.EventDone || end.Profile == nil || end.Profile.Episodes == 0 {
+			if end.Kind != evolve.EventDone || end.Profile == nil || end.Profile.Episodes == 0 || end.Objective != "welfare" {
 				t.Errorf("last event %+v", end)
 			}
-			// The champion plays better than every baseline in self-play;
-			// in Gathering it also outranks them in mixed matches. (In
-			// Cleanup, cleaners lose mixed matches to free-riders — the
-			// social dilemma — so no cooperative policy is promoted and
-			// the champion is the best in self-play; its Elo is 0, unrated.)
+			champ := its[len(its)-1]
+			for _, it := range its {
+				for _, e := range efficiencies(it) {
+					if e > champ.Best.Efficiency {
+						t.Errorf("a candidate's efficiency %.3f is above the champion's %.3f", e, champ.Best.Efficiency)
+					}
+				}
+			}
 			out, _ := cli(t, "pool", "ls", "--store", db, "--game", tc.game, "--json")
 			var pools []poolListing
 			if err := json.Unmarshal([]byte(out), &pools); err != nil {
 				t.Fatalf("pool ls --json: %v\n%s", err, out)
 			}
-			champ := its[len(its)-1]
-			baseElo, baseEff := 0.0, -1e9
-			for _, l := range pools {
-				for _, m := range l.Members {
-					if slices.Contains(episode.Baselines, m.Name) {
-						baseElo, baseEff = max(baseElo, m.Elo), max(baseEff, m.Efficiency)
-					}
+			if len(pools) != 1 || pools[0].Objective != "welfare" {
+				t.Fatalf("pools %s", out)
+			}
+			table, _ := cli(t, "pool", "ls", "--store", db, "--game", tc.game)
+			t.Logf("%s", table)
+			baseElo, baseEff, evolved := 0.0, -1e9, 0
+			for _, m := range pools[0].Members {
+				if slices.Contains(episode.Baselines, m.Name) {
+					baseElo, baseEff = max(baseElo, m.Elo), max(baseEff, m.Efficiency)
+				} else {
+					evolved++
 				}
 			}
-			if champ.Best.Efficiency <= baseEff {
-				t.Errorf("champion efficiency %.3f, best baseline %.3f:\n%s", champ.Best.Efficiency, baseEff, out)
-			}
-			if tc.game == "gathering" && champ.BestElo <= baseElo {
-				t.Errorf("champion Elo %.0f, best baseline %.0f:\n%s", champ.BestElo, baseElo, out)
+			if champ.Best.Efficiency <= baseEff || champ.BestElo <= baseElo || evolved == 0 {
+				t.Errorf("champion efficiency %.3f and Elo %.0f, best baseline %.3f and %.0f; %d evolved members:\n%s",
+					champ.Best.Efficiency, champ.BestElo, baseEff, baseElo, evolved, out)
 			}
 		})
 	}
@@ -159,8 +169,9 @@ func TestEvolveOfflineImproves(t *testing.T) {
 
 // TestEvolveLLMReplay is the LLM path end to end with recorded answers: the
 // prompt, a broken policy, the fix prompt carrying the compiler's error,
-// the fixed policy's evaluation, its matches and its promotion. Two runs on
-// fresh stores end the same.
+// the fixed policy's evaluation, its matches and its promotion (under elo,
+// where the beamer it writes wins its mixed matches). Two runs on fresh
+// stores end the same.
 func TestEvolveLLMReplay(t *testing.T) {
 	clearLLMEnv(t)
 	answers := writeFile(t, "answers.txt", llm.FormatReplay([]string{
@@ -171,7 +182,7 @@ func TestEvolveLLMReplay(t *testing.T) {
 	for r := range 2 {
 		db := filepath.Join(t.TempDir(), "s.db")
 		_, run := evolveEvents(t, append([]string{"--store", db, "--llm", "replay:" + answers, "--iterations", "1",
-			"--candidates", "1", "--local-rounds", "0", "--seed", "5"}, envFlags...)...)
+			"--candidates", "1", "--local-rounds", "0", "--seed", "5", "--objective", "elo"}, envFlags...)...)
 		its := iterations(t, db, run.ID)
 		if len(its) != 1 || len(its[0].Candidates) != 1 {
 			t.Fatalf("run %d: iterations %+v", r, its)
@@ -228,8 +239,37 @@ func TestEvolveConfigFileAndRuns(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("game = \"gathering\"\nmap = \"small\"\nagents = 4\nsteps = 100\niterations = 2\ncandidates = 1\nlocal-rounds = 0\nseed = 11\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, run := evolveEvents(t, "--store", db, "--config", cfg, "--iterations", "1")
+	_, run := evolveEvents(t, "--store", db, "--config", cfg, "--iterations", "1", "--candidates", "2", "--local-rounds", "2")
 	out, _ := cli(t, "runs", "show", run.ID, "--store", db)
+	// Each candidate's policy is described alike by runs show, pool show
+	// and the report (a local round's version as a refine).
+	s, err := store.Open(db, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refined := 0
+	for _, c := range iterations(t, db, run.ID)[0].Candidates {
+		var p *store.Policy
+		if err := s.View(func(tx *store.Tx) (err error) { p, err = tx.Policy(c.Policy); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if p.Origin.Operation() == "refine" {
+			refined++
+		}
+		if !strings.Contains(out, fmt.Sprintf("  %d  %s  %s", c.Sample, p.Origin.How(8), c.Status)) {
+			t.Errorf("runs show does not describe candidate %d as %q:\n%s", c.Sample, p.Origin.How(8), out)
+		}
+		if show, _ := cli(t, "pool", "show", c.Policy, "--store", db); !strings.Contains(show, "origin   "+p.Origin.Describe(12)+"\n") {
+			t.Errorf("pool show does not describe %.12s as %q:\n%s", c.Policy, p.Origin.Describe(12), show)
+		}
+	}
+	html := filepath.Join(dir, "r.html")
+	cli(t, "report", run.ID, "-o", html, "--store", db, "--no-replay")
+	page, _ := os.ReadFile(html)
+	if refined > 0 && !strings.Contains(string(page), "refine (local round") {
+		t.Errorf("the report does not call a local round's version a refine")
+	}
+	t.Logf("%d of the candidates are local rounds' versions", refined)
 	for _, want := range []string{"run " + run.ID + ": done", `"game": "gathering"`, `"agents": 4`, `"iterations": 1`, `"seed": 11`, "iteration 0", "champion"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("runs show lacks %q:\n%s", want, out)

@@ -11,6 +11,7 @@ import (
 	"policyevolve/baselines/qlearn"
 	"policyevolve/envs/ssd"
 	"policyevolve/evolve/arena"
+	"policyevolve/pool"
 	"policyevolve/sandbox"
 )
 
@@ -20,12 +21,16 @@ func cmdPoolImport(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var sbo sandboxOptions
 	var name, evalSeeds, matchSeeds string
 	var rngSeed uint64
+	objective := pool.DefaultObjective
 	fs := newFlagSet("pool import", "FILE.go|qlearn:FILE [flags]", `
-Admit a hand-written policy into the global pool of an environment: the
-sandbox's admission check (rules, compilation, 50-step smoke test,
-determinism probe), a self-play evaluation, matches against opponents drawn
-from the pool (softmax over Elo) that set its rating, then eviction if the
-pool is over capacity. A new pool starts with the built-in baselines.
+Admit a hand-written policy into the global pool of an environment and an
+objective (welfare by default: the pool evolve breeds from unless told
+otherwise): the sandbox's admission check (rules, compilation, 50-step
+smoke test, determinism probe), a self-play evaluation, games against
+opponents drawn from the pool (softmax over Elo) that set its rating —
+under welfare its self-play against theirs seed by seed, under elo mixed
+matches — then eviction if the pool is over capacity. A new pool starts
+with the built-in baselines.
 
 A Q-table written by "policyevolve qlearn train" (qlearn:FILE, or any
 FILE.json) joins as a baseline instead: stored in the store by its content,
@@ -33,6 +38,7 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 	so.register(fs)
 	eo.register(fs)
 	sbo.register(fs)
+	objectiveFlag(fs, &objective, "the objective whose global pool the policy joins (default welfare)")
 	fs.StringVar(&name, "name", "", "a label for the policy (default: the file name)")
 	fs.StringVar(&evalSeeds, "seeds", "0-4", "self-play evaluation seeds")
 	fs.StringVar(&matchSeeds, "match-seeds", "0", "seeds of the rating matches")
@@ -69,6 +75,8 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 		return err
 	}
 	defer ar.Close()
+	ar.Objective = objective
+	defer watchArena(ar, "pool import", "admitting, evaluating and rating "+pos[0], stderr)()
 	var rep *arena.ImportReport
 	if isTable {
 		rep, err = ar.ImportQTable(ctx, tab, name, rngSeed)
@@ -90,10 +98,10 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 	fmt.Fprintf(stdout, "%s %.12s (%s) into %s\n", verb, rep.ID, name, ar.GlobalPool())
 	fmt.Fprintf(stdout, "self-play over seeds %v: %s; efficiency %.3f, equality %.3f, sustainability %.1f, peace %.2f\n",
 		ev.Seeds, ev.Status, ev.Mean.Efficiency, ev.Mean.Equality, ev.Mean.Sustainability, ev.Mean.Peace)
-	for _, m := range rep.Rating.Matches {
-		fmt.Fprintf(stdout, "  vs %.12s seed %d: %.2f to %.2f, %s\n", m.B, m.Seed, m.ScoreA, m.ScoreB, outcomeWord(m.Outcome))
+	for _, g := range rep.Rating.Games {
+		fmt.Fprintf(stdout, "  vs %.12s seed %d: %.2f to %.2f, %s\n", g.Opponent, g.Seed, g.Score, g.OpponentScore, outcomeWord(g.Outcome))
 	}
-	fmt.Fprintf(stdout, "win rate %.2f over %d matches; elo %.1f\n", rep.Rating.WinRate(), rep.Rating.Games, rep.Rating.Elo)
+	fmt.Fprintf(stdout, "win rate %.2f over %d %s; elo %.1f\n", rep.Rating.WinRate(), len(rep.Rating.Games), gamesWord(ar.Objective), rep.Rating.Elo)
 	for _, id := range rep.Evicted {
 		fmt.Fprintf(stdout, "evicted %.12s (pool over capacity %d)\n", id, ar.Pool.Capacity)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"policyevolve/elo"
 	"policyevolve/evolve/episode"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -33,8 +34,11 @@ type poolRow struct {
 }
 
 type poolListing struct {
-	Pool    string    `json:"pool"`
-	Members []poolRow `json:"members"`
+	Pool string `json:"pool"`
+	// Objective is the one whose games rate the pool's members (elo for
+	// the untagged pools, as before objectives existed).
+	Objective string    `json:"objective"`
+	Members   []poolRow `json:"members"`
 }
 
 func cmdPoolLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -43,17 +47,21 @@ func cmdPoolLs(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var agents int
 	var asJSON bool
 	fs := newFlagSet("pool ls", "[flags]", `
-List the global pools (one per environment) and their members: Elo and
-record from the pool's ratings, social metrics from each member's latest
-self-play evaluation on that environment. Safe to run while a job writes
-to the store. Runs with a pool of their own (compare's) are listed with
+List the global pools (one per environment and objective) and their
+members: Elo and record from the pool's ratings — games of the pool's
+objective: mixed matches in an elo pool, self-play compared seed by seed
+in a welfare pool — and social metrics from each member's latest
+self-play evaluation on that environment. Members are listed best first
+by the pool's objective (its score: Elo, or self-play efficiency for
+welfare) unless --sort says otherwise. Safe to run while a job writes to
+the store. Runs with a pool of their own (compare's) are listed with
 --tag.`, stdout)
 	fs.StringVar(&tag, "tag", "", "list the pools of this tag (a run's own pool, e.g. compare's), or all")
 	so.register(fs)
 	fs.StringVar(&game, "game", "", "only pools of this game")
 	fs.StringVar(&mapArg, "map", "", "only pools on this map (a built-in name or a map file)")
 	fs.IntVar(&agents, "agents", 0, "only pools with this many agents")
-	fs.StringVar(&sortBy, "sort", "elo", "order: elo, efficiency, equality or sustainability")
+	fs.StringVar(&sortBy, "sort", "", "order: elo, efficiency, equality or sustainability (default: the pool's objective's score)")
 	fs.BoolVar(&asJSON, "json", false, "print JSON")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
@@ -63,8 +71,8 @@ to the store. Runs with a pool of their own (compare's) are listed with
 		"efficiency":     func(a, b poolRow) bool { return a.Efficiency > b.Efficiency },
 		"equality":       func(a, b poolRow) bool { return a.Equality > b.Equality },
 		"sustainability": func(a, b poolRow) bool { return a.Sustainability > b.Sustainability },
-	}[sortBy]
-	if less == nil {
+	}
+	if sortBy != "" && less[sortBy] == nil {
 		return usagef("--sort: unknown order %q (want elo, efficiency, equality or sustainability)", sortBy)
 	}
 	if _, err := os.Stat(mapArg); mapArg != "" && err == nil {
@@ -93,8 +101,9 @@ to the store. Runs with a pool of their own (compare's) are listed with
 			return err
 		}
 		for _, name := range pools {
-			env, poolTag, ok := store.ParseGlobalPool(name)
-			if !ok || (tag != "all" && poolTag != tag) {
+			key, ok := store.ParseGlobalPool(name)
+			env := key.Env
+			if !ok || (tag != "all" && key.Tag != tag) {
 				continue
 			}
 			if (game != "" && env.Game != game) || (mapArg != "" && env.Map != mapArg) || (agents != 0 && env.Agents != agents) {
@@ -104,7 +113,11 @@ to the store. Runs with a pool of their own (compare's) are listed with
 			if err != nil {
 				return err
 			}
-			sort.SliceStable(l.Members, func(i, j int) bool { return less(l.Members[i], l.Members[j]) })
+			by := sortBy
+			if by == "" {
+				by = objectiveScore(pool.Objective(l.Objective))
+			}
+			sort.SliceStable(l.Members, func(i, j int) bool { return less[by](l.Members[i], l.Members[j]) })
 			listings = append(listings, l)
 		}
 		return nil
@@ -128,7 +141,12 @@ to the store. Runs with a pool of their own (compare's) are listed with
 		if k > 0 {
 			fmt.Fprintln(stdout)
 		}
-		fmt.Fprintf(stdout, "pool %s (%d members)\n", l.Pool, len(l.Members))
+		o := pool.Objective(l.Objective)
+		fmt.Fprintf(stdout, "pool %s, objective %s (%d members): Elo counts %s; the objective's score is %s\n",
+			l.Pool, o, len(l.Members), gamesWord(o), objectiveScore(o))
+		if o == pool.Robust {
+			fmt.Fprintln(stdout, "  (every evolved member resisted invasion by the pool's members when it joined)")
+		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  id\telo\tw/d/l\tefficiency\tequality\tsustainability\tpeace\torigin\tname")
 		for _, r := range l.Members {
@@ -148,12 +166,13 @@ to the store. Runs with a pool of their own (compare's) are listed with
 
 // listPool reads one pool's members with their ratings and evaluations.
 func listPool(tx *store.Tx, name string) (poolListing, error) {
-	l := poolListing{Pool: name, Members: []poolRow{}}
+	key, _ := store.ParseGlobalPool(name)
+	l := poolListing{Pool: name, Objective: key.Objective, Members: []poolRow{}}
 	members, err := tx.Members(name)
 	if err != nil {
 		return l, err
 	}
-	env, _, _ := store.ParseGlobalPool(name)
+	env := key.Env
 	for _, m := range members {
 		row := poolRow{ID: m.Policy, Elo: elo.DefaultInitial, Reason: m.Reason}
 		if p, err := tx.Policy(m.Policy); err == nil {

@@ -34,7 +34,7 @@ func TestPoolEndToEnd(t *testing.T) {
 	ex := func(name string) string { return filepath.Join("..", "..", "examples", "policies", name+".go") }
 
 	out, _ := cli(t, append([]string{"pool", "import", ex("voronoi"), "--store", db, "--seeds", "0-1"}, envFlags...)...)
-	if !strings.Contains(out, "imported ") || !strings.Contains(out, "into global/gathering/small/4/200") || !strings.Contains(out, "win rate") {
+	if !strings.Contains(out, "imported ") || !strings.Contains(out, "into global/gathering/small/4/200@welfare") || !strings.Contains(out, "win rate") {
 		t.Fatalf("import output:\n%s", out)
 	}
 	voronoi := strings.Fields(out)[1]
@@ -55,7 +55,7 @@ func TestPoolEndToEnd(t *testing.T) {
 		}
 	}
 	out, _ = cli(t, "pool", "ls", "--store", db, "--sort", "equality", "--game", "gathering")
-	if !strings.Contains(out, "pool global/gathering/small/4/200 (6 members)") || !strings.Contains(out, "exploit-src") {
+	if !strings.Contains(out, "pool global/gathering/small/4/200@welfare, objective welfare (6 members)") || !strings.Contains(out, "exploit-src") {
 		t.Fatalf("pool ls:\n%s", out)
 	}
 	if out, _ := cli(t, "pool", "ls", "--store", db, "--game", "cleanup"); !strings.Contains(out, "no global pools match") {
@@ -64,7 +64,7 @@ func TestPoolEndToEnd(t *testing.T) {
 
 	out, _ = cli(t, "pool", "show", voronoi[:8], "--store", db)
 	for _, want := range []string{"policy   " + voronoi[:12], "origin   import by human", "evaluation on gathering/small/4/200, seeds [0 1]: ok",
-		"seed 0: efficiency", "matches (", "elo ", "source:", "package policy"} {
+		"seed 0: efficiency", "global/gathering/small/4/200@welfare: elo ", "source:", "package policy"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("pool show lacks %q:\n%s", want, out)
 		}
@@ -92,16 +92,28 @@ func TestPoolEndToEnd(t *testing.T) {
 	if !strings.Contains(out, "seed 0: A ") || !strings.Contains(out, "seed 1: A ") || !strings.Contains(out, "of 2 points") {
 		t.Fatalf("match:\n%s", out)
 	}
+	if out, _ := cli(t, "pool", "show", voronoi[:8], "--store", db); !strings.Contains(out, "matches (") {
+		t.Errorf("pool show lists no matches after match:\n%s", out)
+	}
+	// The league of the welfare pool: mixed-match ratings beside the
+	// objective's score, best by the objective first.
 	out, _ = cli(t, append([]string{"league", "--store", db, "--json"}, envFlags...)...)
 	var league struct {
-		Rows []struct {
-			ID     string    `json:"id"`
-			Rating float64   `json:"rating"`
-			Payoff []float64 `json:"payoff"`
+		Objective string `json:"objective"`
+		Rows      []struct {
+			ID         string    `json:"id"`
+			Rating     float64   `json:"rating"`
+			Efficiency float64   `json:"efficiency"`
+			Payoff     []float64 `json:"payoff"`
 		} `json:"rows"`
 	}
-	if err := json.Unmarshal([]byte(out), &league); err != nil || len(league.Rows) != 6 || len(league.Rows[0].Payoff) != 6 {
+	if err := json.Unmarshal([]byte(out), &league); err != nil || len(league.Rows) != 6 || len(league.Rows[0].Payoff) != 6 || league.Objective != "welfare" {
 		t.Fatalf("league --json: %v\n%s", err, out)
+	}
+	for k := 1; k < len(league.Rows); k++ {
+		if a, b := league.Rows[k-1], league.Rows[k]; a.Efficiency < b.Efficiency || b.Efficiency == 0 {
+			t.Errorf("league rows not ordered by self-play efficiency: %+v before %+v", a, b)
+		}
 	}
 	out, _ = cli(t, append([]string{"league", "--store", db}, envFlags...)...)
 	if !strings.Contains(out, "payoff (row's mean per-agent return against column)") || !strings.Contains(out, "worst opponent") {
@@ -276,6 +288,20 @@ func TestPoolCommandsNeedAStore(t *testing.T) {
 	_, _, errOut := runCLI(t, context.Background(), "pool", "show", "--store", filepath.Join(dir, "x.db"))
 	if !strings.Contains(errOut, "(see policyevolve pool show --help)") {
 		t.Errorf("usage hint: %q", errOut)
+	}
+	// A directory named as the store: a usage error, and nothing beside it.
+	runs := filepath.Join(dir, "runs")
+	os.Mkdir(runs, 0o755)
+	for _, args := range [][]string{{"runs", "ls"}, {"pool", "import", filepath.Join("..", "..", "examples", "policies", "voronoi.go")}, {"evolve", "--iterations", "1"}} {
+		code, _, errOut := runCLI(t, context.Background(), append(args, "--store", runs)...)
+		if code != exitUsage || !strings.Contains(errOut, "--store "+runs+" is a directory") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+	for _, lock := range []string{runs + ".gate", runs + ".lock"} {
+		if _, err := os.Stat(lock); err == nil {
+			t.Errorf("%s was made beside the directory", lock)
+		}
 	}
 }
 

@@ -61,11 +61,11 @@ job writes.`, stdout)
 		return enc.Encode(runs)
 	}
 	if len(runs) == 0 {
-		fmt.Fprintln(stdout, "no runs (start one with policyevolve evolve)")
+		fmt.Fprintf(stdout, "no runs (start one with %s evolve)\n", self())
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "run\tmode\tenvironment\tstatus\titerations\tcalls\tllm\tcost\tchampion\tupdated")
+	fmt.Fprintln(tw, "run\tmode\tenvironment\tobjective\tstatus\titerations\tcalls\tllm\tcost\tchampion\tupdated")
 	for _, r := range runs {
 		var cfg evolve.JobConfig
 		json.Unmarshal(r.Config, &cfg)
@@ -77,20 +77,20 @@ job writes.`, stdout)
 		if r.Champion != "" {
 			champ = r.Champion[:12]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s/%s/%d/%d\t%s\t%d/%d\t%d\t%d\t$%.3f\t%s\t%s\n", r.ID, r.Mode, cfg.Game, mapName(cfg), cfg.Agents, cfg.Steps,
-			status, r.Iterations, iterationsPlanned(cfg), r.Usage.Proposals, r.Usage.LLMCalls, r.Usage.Cost, champ, r.Updated.Local().Format(time.DateTime))
+		fmt.Fprintf(tw, "%s\t%s\t%s/%s/%d/%d\t%s\t%s\t%d/%d\t%d\t%d\t$%.3f\t%s\t%s\n", r.ID, r.Mode, cfg.Game, mapName(cfg), cfg.Agents, cfg.Steps,
+			objectiveOf(r.Mode, cfg), status, r.Iterations, cfg.TotalIterations(), r.Usage.Proposals, r.Usage.LLMCalls, r.Usage.Cost, champ, r.Updated.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
 }
 
-// iterationsPlanned is how many iterations a run makes in all (a chain
-// makes the initial one and K refinements; GEPA the seed candidate and K
-// reflections).
-func iterationsPlanned(cfg evolve.JobConfig) int {
-	if cfg.Mode == evolve.ModeChain || cfg.Mode == evolve.ModeGEPA {
-		return cfg.Iterations + 1
+// objectiveOf is the objective a run selects by, as runs ls shows it:
+// "-" for a run that is not an evolution job (a Q-learner's training).
+func objectiveOf(mode string, cfg evolve.JobConfig) string {
+	switch mode {
+	case evolve.ModePopulation, evolve.ModeChain, evolve.ModeGEPA:
+		return string(cfg.Objective)
 	}
-	return cfg.Iterations
+	return "-"
 }
 
 // mapName is the map a run plays: its --map, else its game's paper map.
@@ -108,8 +108,9 @@ func cmdRunsShow(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var o runsOptions
 	fs := newFlagSet("runs show", "RUN_ID [flags]", `
 Show one run: its resolved configuration (as stored; a resumed run uses
-it), its spending, and every iteration with its candidates — what each was
-(operator, planner, parents), what became of it (refused, duplicate,
+it), its spending, and every iteration with its candidates — how each was
+made (as pool show and the report say it: operator — refine for a
+local-refinement round — planner, parents), what became of it (refused, duplicate,
 failed, rejected, promoted), its self-play efficiency, win rate and Elo —
 and the champion after it.`, stdout)
 	o.storeOptions.register(fs)
@@ -124,11 +125,15 @@ and the champion after it.`, stdout)
 	}
 	var run *store.Run
 	var its []store.Iteration
+	var origins map[string]store.Origin // of the candidates' policies
 	if err := s.View(func(tx *store.Tx) (err error) {
 		if run, err = tx.Run(id); err != nil {
 			return err
 		}
-		its, err = tx.Iterations(run.ID)
+		if its, err = tx.Iterations(run.ID); err != nil {
+			return err
+		}
+		origins, err = tx.CandidateOrigins(its)
 		return err
 	}); err != nil {
 		return err
@@ -136,10 +141,15 @@ and the champion after it.`, stdout)
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		var cfg evolve.JobConfig
+		json.Unmarshal(run.Config, &cfg) // a run whose configuration does not read is still shown
 		return enc.Encode(struct {
-			Run        *store.Run        `json:"run"`
+			Run *store.Run `json:"run"`
+			// Objective is the run's (elo for a run stored before
+			// objectives, whose configuration names none).
+			Objective  string            `json:"objective"`
 			Iterations []store.Iteration `json:"iterations"`
-		}{run, its})
+		}{run, objectiveOf(run.Mode, cfg), its})
 	}
 	var cfg evolve.JobConfig
 	if err := json.Unmarshal(run.Config, &cfg); err != nil {
@@ -152,6 +162,7 @@ and the champion after it.`, stdout)
 	if run.Error != "" {
 		fmt.Fprintf(stdout, " — %s", run.Error)
 	}
+	fmt.Fprintf(stdout, "\nobjective %s: %s", cfg.Objective, objectiveSentence(cfg))
 	fmt.Fprintf(stdout, "\nstarted %s, updated %s\n", run.Started.Local().Format(time.DateTime), run.Updated.Local().Format(time.DateTime))
 	u := run.Usage
 	fmt.Fprintf(stdout, "spent: %d planner calls, %d LLM calls (%d tokens in, %d out), %s, %d episodes, %s\n",
@@ -169,14 +180,18 @@ and the champion after it.`, stdout)
 			plan[pc.Sample] = pc
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  #\toperator\tplanner\tparents\tstatus\tpolicy\tefficiency\twin rate\tElo\tcalls\t")
+		fmt.Fprintln(tw, "  #\tmade by\tstatus\tpolicy\tefficiency\twin rate\tElo\tcalls\t")
 		for _, pc := range it.Plan {
 			c := it.Candidate(pc.Sample)
 			status, policy, eff, win, elo, calls := "pending", "-", "-", "-", "-", "-"
+			// As planned, until its policy says how it was made (as pool
+			// show and the report say it).
+			made := store.Origin{Operator: pc.Operator, Planner: pc.Planner, Parents: pc.Parents}
 			if c != nil {
 				status, calls = c.Status, fmt.Sprint(c.Usage.Proposals)
 				if c.Policy != "" {
 					policy = c.Policy[:12]
+					made = origins[c.Policy]
 				}
 				if c.Status == store.CandidateEvaluated || c.Status == store.CandidatePromoted || c.Status == store.CandidateRejected {
 					eff = fmt.Sprintf("%.4f", c.Metrics.Efficiency)
@@ -185,17 +200,17 @@ and the champion after it.`, stdout)
 					win, elo = fmt.Sprintf("%.2f", c.WinRate), fmt.Sprintf("%.0f", c.Elo)
 				}
 			}
-			parents := make([]string, len(pc.Parents))
-			for i, p := range pc.Parents {
-				parents[i] = p[:min(8, len(p))]
-			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", pc.Sample, pc.Operator, pc.Planner,
-				orDash(strings.Join(parents, ",")), status, policy, eff, win, elo, calls)
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", pc.Sample, made.How(8), status, policy, eff, win, elo, calls)
 		}
 		tw.Flush()
 		for _, pc := range it.Plan {
 			if c := it.Candidate(pc.Sample); c != nil && c.Problem != "" {
 				fmt.Fprintf(stdout, "  #%d: %s\n", pc.Sample, oneLine(c.Problem, 200))
+			}
+		}
+		for _, pc := range it.Plan {
+			if c := it.Candidate(pc.Sample); c != nil && c.Invasion != nil {
+				fmt.Fprintf(stdout, "  #%d: %s\n", pc.Sample, invasionWords(c.Invasion))
 			}
 		}
 		if p := it.Prompt; p != nil {
@@ -223,8 +238,8 @@ and the champion after it.`, stdout)
 			fmt.Fprintf(stdout, "  refused or failed on the way: %s\n", r)
 		}
 		if it.Champion != "" {
-			fmt.Fprintf(stdout, "  champion %.12s: efficiency %.4f, equality %.4f, sustainability %.2f, peace %.3f",
-				it.Champion, it.Best.Efficiency, it.Best.Equality, it.Best.Sustainability, it.Best.Peace)
+			fmt.Fprintf(stdout, "  champion by %s %.12s: efficiency %.4f, equality %.4f, sustainability %.2f, peace %.3f",
+				cfg.Objective, it.Champion, it.Best.Efficiency, it.Best.Equality, it.Best.Sustainability, it.Best.Peace)
 			if it.BestElo != 0 {
 				fmt.Fprintf(stdout, ", Elo %.0f", it.BestElo)
 			}
@@ -238,10 +253,22 @@ and the champion after it.`, stdout)
 	if r := refusals(all); r != "" {
 		fmt.Fprintf(stdout, "\nrefused or failed in the run: %s\n", r)
 	}
-	if run.Status == store.StatusStopped {
-		fmt.Fprintf(stdout, "\nresume with: policyevolve evolve --resume %s%s\n", run.ID, storeFlag(o.storeOptions))
+	if run.Status == store.StatusStopped && !evolve.StoppedByBudget(run) {
+		fmt.Fprintf(stdout, "\nresume with: %s evolve --resume %s%s\n", self(), run.ID, storeFlag(o.storeOptions))
 	}
 	return nil
+}
+
+// invasionWords says how a candidate's invasion test went.
+func invasionWords(inv *store.Invasion) string {
+	verdict := "resists"
+	if !inv.Resists {
+		verdict = "invaded"
+	}
+	if inv.Invader == "" {
+		return verdict + ": no pool member gains by invading it"
+	}
+	return fmt.Sprintf("%s: its worst invader %.12s gains %+.2f per agent over its residents (%.2f)", verdict, inv.Invader, inv.Gain, inv.Residents)
 }
 
 func formatScores(xs []float64) string {

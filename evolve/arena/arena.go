@@ -40,6 +40,10 @@ type Arena struct {
 	K          float64 // Elo K factor (default elo.DefaultK)
 	// PoolTag, when set, names a pool of its own (see GlobalPool).
 	PoolTag string
+	// Objective decides what a game counts in Rate and whose pool
+	// GlobalPool is (docs/objectives.md). The zero value is pool.Elo: the
+	// untagged pool, rated by mixed matches, as arenas always were.
+	Objective pool.Objective
 	// Workers bounds the episodes played at once on this machine (default:
 	// the number of CPUs). Results do not depend on it: every episode is a
 	// pure function of its policies and seed, and results are gathered in
@@ -101,10 +105,14 @@ func (a *Arena) setDefaults() {
 	a.MatchSeeds = slices.Compact(slices.Sorted(slices.Values(a.MatchSeeds)))
 }
 
-// GlobalPool is the name of this environment's global pool.
-// A PoolTag gives a run its own pool ("global/ENV#TAG"), apart from the
-// environment's shared one (compare runs each search from scratch).
-func (a *Arena) GlobalPool() string { return store.TaggedGlobalPool(a.Env.Config, a.PoolTag) }
+// GlobalPool is the name of this environment's global pool for the
+// Objective: a pool per objective ("global/ENV@welfare"; the elo
+// objective's is the untagged "global/ENV"). A PoolTag gives a run its own
+// pool ("global/ENV@welfare#TAG"), apart from the environment's shared one
+// (compare runs each search from scratch).
+func (a *Arena) GlobalPool() string {
+	return store.PoolKey{Env: a.Env.Config, Objective: string(a.Objective.OrElo()), Tag: a.PoolTag}.String()
+}
 
 // program loads a stored policy and, for a source policy, its compiled
 // Program (nil for a built-in), compiled once per Arena.
@@ -352,39 +360,41 @@ func (a *Arena) Match(ctx context.Context, idA, idB string, seed uint64) (*store
 
 // RateReport is the outcome of rating a candidate against opponents.
 type RateReport struct {
-	Matches []store.Match
-	Points  float64 // the candidate's: 1 per win, 0.5 per draw
-	Games   int
-	Elo     float64 // the candidate's rating after the matches
+	// Games are the candidate's games as the arena's objective counts
+	// them (see Game), opponent by opponent, seed by seed.
+	Games  []Game
+	Points float64 // the candidate's: 1 per win, 0.5 per draw
+	Elo    float64 // the candidate's rating after the games
 }
 
 // WinRate is the candidate's share of points.
-func (r *RateReport) WinRate() float64 { return pool.WinRate(r.Points, r.Games) }
+func (r *RateReport) WinRate() float64 { return pool.WinRate(r.Points, len(r.Games)) }
 
-// Rate plays the candidate against each opponent on every match seed (or
-// takes the matches from the store), then applies the Elo updates, one
-// match at a time, to both sides' ratings in the global pool: the
-// candidate from its current rating or elo.DefaultInitial. A match already
-// in either side's rating history is not counted again, so Rate can be
-// repeated, or resumed after a crash, without counting twice.
+// Rate plays the candidate's games against each opponent (see Game: mixed
+// matches on every match seed under elo, comparisons of self-play on
+// every evaluation seed under welfare; everything played is taken from the
+// store when stored), then applies the Elo updates, one game at a time,
+// to both sides' ratings in the global pool: the candidate from its
+// current rating or elo.DefaultInitial. A game already in either side's
+// rating history is not counted again, so Rate can be repeated, or
+// resumed after a crash, without counting twice.
 //
 // With commit, the updates are read, applied and written in one
 // transaction, against the ratings as they are at that moment, so two
 // processes rating at once cannot overwrite each other; the candidate
 // must be a member of the pool, and opponents that are no longer members
-// keep no rating. Without commit, nothing but the matches is stored.
+// keep no rating. Without commit, nothing but what was played is stored.
 func (a *Arena) Rate(ctx context.Context, candidate string, opponents []string, commit bool) (*RateReport, error) {
 	a.defaults()
 	rep := &RateReport{}
 	for _, opp := range opponents {
-		for _, seed := range a.MatchSeeds {
-			m, err := a.Match(ctx, candidate, opp, seed)
-			if err != nil {
-				return nil, err
-			}
-			rep.Matches = append(rep.Matches, *m)
-			rep.Points += m.Outcome
-			rep.Games++
+		gs, err := a.Games(ctx, candidate, opp)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range gs {
+			rep.Games = append(rep.Games, g)
+			rep.Points += g.Outcome
 		}
 	}
 	if a.beforeApply != nil {
@@ -404,21 +414,21 @@ func (a *Arena) Rate(ctx context.Context, candidate string, opponents []string, 
 			ratings[id] = r
 			return r, err
 		}
-		for _, m := range rep.Matches {
+		for _, g := range rep.Games {
 			rc, err := rating(candidate)
 			if err != nil {
 				return err
 			}
-			ro, err := rating(m.B)
+			ro, err := rating(g.Opponent)
 			if err != nil {
 				return err
 			}
-			if counted(rc, m.B, m.Seed) || counted(ro, candidate, m.Seed) {
+			if counted(rc, g.Opponent, g.Seed) || counted(ro, candidate, g.Seed) {
 				continue
 			}
-			rc.Elo, ro.Elo = elo.Update(rc.Elo, ro.Elo, m.Outcome, a.K)
-			record(rc, m.B, m.Seed, m.Outcome)
-			record(ro, candidate, m.Seed, 1-m.Outcome)
+			rc.Elo, ro.Elo = elo.Update(rc.Elo, ro.Elo, g.Outcome, a.K)
+			record(rc, g.Opponent, g.Seed, g.Outcome)
+			record(ro, candidate, g.Seed, 1-g.Outcome)
 		}
 		rc, err := rating(candidate)
 		if err != nil {

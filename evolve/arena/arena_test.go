@@ -85,7 +85,7 @@ func TestImportRatesAndIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.New || rep.Evaluation.Status != store.StatusOK || rep.Rating.Games != pool.DefaultOpponents {
+	if !rep.New || rep.Evaluation.Status != store.StatusOK || len(rep.Rating.Games) != pool.DefaultOpponents {
 		t.Fatalf("report %+v", rep)
 	}
 	var rating *store.Rating
@@ -345,8 +345,8 @@ func TestReimportPlaysTheSameMatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again.Rating.Matches[0].B != first.Rating.Matches[0].B {
-			t.Fatalf("re-import met %.12s, first import %.12s", again.Rating.Matches[0].B, first.Rating.Matches[0].B)
+		if again.Rating.Games[0].Opponent != first.Rating.Games[0].Opponent {
+			t.Fatalf("re-import met %.12s, first import %.12s", again.Rating.Games[0].Opponent, first.Rating.Games[0].Opponent)
 		}
 	}
 	if r := rating(t, a, first.ID); r.Games != 1 {

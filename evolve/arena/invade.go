@@ -6,6 +6,7 @@ import (
 
 	"policyevolve/envs"
 	"policyevolve/evolve/episode"
+	"policyevolve/store"
 )
 
 // Invasion is one invasion test (the paper's Table 2 seating): K agents
@@ -97,31 +98,43 @@ func (a *Arena) Actor(ctx context.Context, id string) (envs.Actor, error) {
 	return episode.BuiltinActor(p)
 }
 
-// WorstInvader seats one agent of each invader among residents (k = 1)
-// on the arena's match seeds and returns the invader that gains most over
-// the residents (its per-agent return minus theirs) and that margin;
-// "" when no invader earns more than the residents.
-func (a *Arena) WorstInvader(ctx context.Context, resident string, invaders []string) (string, float64, error) {
+// InvasionTest seats one agent of each invader among residents (k = 1)
+// on the arena's match seeds and returns the worst invasion: the invader
+// that gains most over the residents — its per-agent return minus theirs
+// — (ties: the smaller id), with the residents' mean per-agent return in
+// it; no invader ("", gain 0) when none earns more than the residents.
+// Its episodes count in Episodes.
+// Resists is left to the caller, who knows the margin. Nothing is stored:
+// the episodes are pure functions of the policies and seeds, so the test
+// gives the same answer when repeated.
+func (a *Arena) InvasionTest(ctx context.Context, resident string, invaders []string) (store.Invasion, error) {
 	b, err := a.Actor(ctx, resident)
 	if err != nil {
-		return "", 0, err
+		return store.Invasion{}, err
 	}
-	worst, margin := "", 0.0
+	var w store.Invasion
 	for _, id := range invaders {
 		if id == resident {
 			continue
 		}
 		inv, err := a.Actor(ctx, id)
 		if err != nil {
-			return "", 0, err
+			return store.Invasion{}, err
 		}
 		r, err := Invade(ctx, a.Env, inv, b, 1, a.MatchSeeds)
 		if err != nil {
-			return "", 0, err
+			return store.Invasion{}, err
 		}
-		if m := r.A.Return - r.B.Return; m > margin || (m == margin && worst != "" && id < worst) {
-			worst, margin = id, m
+		a.episodes.Add(int64(len(a.MatchSeeds)))
+		if m := r.A.Return - r.B.Return; m > w.Gain || (m == w.Gain && w.Invader != "" && id < w.Invader) {
+			w = store.Invasion{Invader: id, Gain: m, Residents: r.B.Return}
 		}
 	}
-	return worst, margin, nil
+	return w, nil
+}
+
+// WorstInvader is InvasionTest's invader and gain.
+func (a *Arena) WorstInvader(ctx context.Context, resident string, invaders []string) (string, float64, error) {
+	w, err := a.InvasionTest(ctx, resident, invaders)
+	return w.Invader, w.Gain, err
 }

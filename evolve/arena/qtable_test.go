@@ -38,7 +38,7 @@ func TestImportQTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.New || rep.Evaluation.Status != store.StatusOK || rep.Rating.Games == 0 {
+	if !rep.New || rep.Evaluation.Status != store.StatusOK || len(rep.Rating.Games) == 0 {
 		t.Fatalf("report %+v", rep)
 	}
 	want, _ := tab.MarshalJSON()
@@ -72,7 +72,7 @@ func TestImportQTable(t *testing.T) {
 	}
 
 	again, err := a.ImportQTable(ctx, tab, "q", 1)
-	if err != nil || again.New || again.ID != rep.ID || again.Rating.Games != rep.Rating.Games {
+	if err != nil || again.New || again.ID != rep.ID || len(again.Rating.Games) != len(rep.Rating.Games) {
 		t.Fatalf("second import: %+v, %v", again, err)
 	}
 

@@ -18,6 +18,7 @@ import (
 	"policyevolve/evolve/arena"
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/planner"
+	"policyevolve/pool"
 	"policyevolve/sandbox"
 	"policyevolve/store"
 )
@@ -142,7 +143,14 @@ var Baselines = []string{"bfs", "exploit", "coop"}
 // ID names a comparison by what decides its results: the shared
 // configuration, the runs per method and the first seed. Running it
 // again finds its runs by their pool tags (PoolTag).
+//
+// Under the elo objective the id is the one the same comparison had before
+// runs chose an objective (the objective is left out of the hash), so that
+// a comparison stored then is found again with --objective elo.
 func ID(base evolve.JobConfig, runs int, seed uint64) string {
+	if base.Objective == pool.Elo {
+		base.Objective = ""
+	}
 	base.Endpoints = nil // where the models are served decides nothing
 	b, _ := json.Marshal(struct {
 		Base evolve.JobConfig
@@ -184,7 +192,8 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	id := ID(b, e.Runs, e.Seed)
-	report := &Report{ID: id, Env: env.Config, Budget: b.MaxPlannerCalls, Runs: e.Runs, Seeds: b.EvalSeeds, QLearnEpisodes: e.QLearnEpisodes}
+	report := &Report{ID: id, Env: env.Config, Budget: b.MaxPlannerCalls, Runs: e.Runs, Seeds: b.EvalSeeds, QLearnEpisodes: e.QLearnEpisodes,
+		Objective: b.WithDefaults().Objective}
 	// zero-shot: the first chain method's initial policies.
 	var zero zeroShotRow
 	for _, m := range e.Methods {

@@ -8,10 +8,11 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
+	"policyevolve/internal/outfile"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -25,7 +26,11 @@ type Report struct {
 	Runs           int             `json:"runs"`   // runs per method
 	Seeds          []uint64        `json:"seeds"`  // self-play evaluation seeds
 	QLearnEpisodes int             `json:"qlearn_episodes,omitempty"`
-	Rows           []Row           `json:"rows"`
+	// Objective is the one the runs selected by (their champions are the
+	// best by it; docs/objectives.md); a report stored before objectives
+	// has none, and its runs ran under elo.
+	Objective pool.Objective `json:"objective,omitempty"`
+	Rows      []Row          `json:"rows"`
 }
 
 // Row is one line of the report: a method's runs (none for a baseline)
@@ -118,17 +123,30 @@ func (r Row) cells() []string {
 // WriteMarkdown prints the table, then the extra tables when there are
 // any.
 func (rep *Report) WriteMarkdown(w io.Writer) {
-	fmt.Fprintf(w, "%s, %d agents, %d steps: %d runs per method, %d planner calls per run, self-play seeds %v\n\n",
-		rep.Env.Game+" on "+rep.Env.Map, rep.Env.Agents, rep.Env.MaxSteps, rep.Runs, rep.Budget, rep.Seeds)
+	fmt.Fprintf(w, "%s, %d agents, %d steps: %d runs per method, %d planner calls per run, self-play seeds %v; objective %s\n\n",
+		rep.Env.Game+" on "+rep.Env.Map, rep.Env.Agents, rep.Env.MaxSteps, rep.Runs, rep.Budget, rep.Seeds, rep.Objective.OrElo())
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(Columns, " | "), strings.Repeat("---|", len(Columns)))
 	for _, r := range rep.Rows {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(r.cells(), " | "))
 	}
 	fmt.Fprintln(w, "\nmean (min–max) over runs; a baseline is one policy. Exploitability: the largest margin by which a league member beats it (0: none does).")
+	fmt.Fprintf(w, "Champions: each run's best by the objective %s (%s). League rating: Bradley–Terry over the league's mixed matches, whatever the objective.\n",
+		rep.Objective.OrElo(), championRule(rep.Objective))
 	if rep.QLearnEpisodes > 0 {
 		fmt.Fprintf(w, "qlearn: the tabular Q-learner trained for %d episodes per seed, with no planner call; its wall time is its training time.\n", rep.QLearnEpisodes)
 	}
 	rep.writeExtras(w)
+}
+
+// championRule says how the runs of a report chose their champions.
+func championRule(o pool.Objective) string {
+	switch o.OrElo() {
+	case pool.Welfare:
+		return "population: the best self-play efficiency; chain and gepa: their best in self-play"
+	case pool.Robust:
+		return "population: the best self-play efficiency among the candidates that resisted invasion; chain and gepa: their best in self-play"
+	}
+	return "population: the top-rated in its pool, by mixed matches; chain and gepa: their best in self-play"
 }
 
 // writeExtras prints the extra tables, when there are any.
@@ -192,35 +210,40 @@ func orDash(s string) string {
 }
 
 // WriteFiles writes the report to prefix.json and, as a table with each
-// column's mean, min and max, prefix.csv.
+// column's mean, min and max, prefix.csv (as internal/outfile writes a
+// user's files: atomically, mode 0666 less the umask).
 func (rep *Report) WriteFiles(prefix string) error {
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(prefix+".json", append(js, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write report: %w", err)
+	if err := outfile.WriteFile(prefix+".json", append(js, '\n')); err != nil {
+		return err
 	}
-	f, err := os.Create(prefix + ".csv")
+	f, err := outfile.Create(prefix + ".csv")
 	if err != nil {
-		return fmt.Errorf("write report: %w", err)
+		return err
 	}
 	cw := csv.NewWriter(f)
 	head := []string{"method"}
 	for _, c := range Columns[1:] {
 		head = append(head, c+" mean", c+" min", c+" max")
 	}
-	cw.Write(append(head, "runs", "champions"))
+	cw.Write(append(head, "runs", "champions", "objective"))
 	for _, r := range rep.Rows {
 		rec := []string{r.Method}
 		for _, s := range []Stat{r.Efficiency, r.Equality, r.Sustainability, r.Peace, r.Rating, r.Exploitability,
 			r.PlannerCalls, r.LLMCalls, r.Tokens, r.Cost, r.WallSeconds} {
 			rec = append(rec, fmt.Sprint(s.Mean), fmt.Sprint(s.Min), fmt.Sprint(s.Max))
 		}
-		cw.Write(append(rec, strings.Join(r.Runs, " "), strings.Join(r.Champions, " ")))
+		cw.Write(append(rec, strings.Join(r.Runs, " "), strings.Join(r.Champions, " "), string(rep.Objective.OrElo())))
 	}
 	cw.Flush()
-	return errors.Join(cw.Error(), f.Close())
+	if err := cw.Error(); err != nil {
+		f.Discard()
+		return err
+	}
+	return f.Commit()
 }
 
 // Stored reads the report compare stored for comparison id (nil when it

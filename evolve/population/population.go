@@ -32,6 +32,12 @@ type Config struct {
 	Pool     pool.Config
 	// Invasion makes invasion resistance a parent-selection objective.
 	Invasion bool
+	// Objective decides who is promoted (pool.Admit: the arena's
+	// Objective decides what a game counts) and who is champion:
+	// docs/objectives.md. RobustMargin is the margin of the robust
+	// objective's invasion test (pool.Resists).
+	Objective    pool.Objective
+	RobustMargin float64
 	// MatchSeeds are the seeds of each candidate's matches.
 	MatchSeeds []uint64
 	// PlannerConcurrency bounds the candidates proposed at once.
@@ -375,7 +381,7 @@ func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.Pla
 		} else if reason != "" {
 			break
 		}
-		out, err := m.run.Propose(ctx, it, pc, pc.Sample+1000*round, search.Request{Op: planner.OpImprove, Parent: c.Policy})
+		out, err := m.run.Propose(ctx, it, pc, pc.Sample+store.LocalRoundStride*round, search.Request{Op: planner.OpImprove, Parent: c.Policy})
 		if err != nil {
 			return nil, err
 		}
@@ -473,6 +479,11 @@ func (m *Mode) challengeAll(ctx context.Context, it *store.Iteration) error {
 		return err
 	}
 	slices.SortFunc(it.Candidates, func(a, b store.Candidate) int { return a.Sample - b.Sample })
+	if m.cfg.Objective == pool.Robust {
+		if err := m.invasionTests(ctx, it); err != nil {
+			return err
+		}
+	}
 	for k := range it.Candidates {
 		c := &it.Candidates[k]
 		if c.Status != store.CandidateEvaluated {
@@ -482,9 +493,9 @@ func (m *Mode) challengeAll(ctx context.Context, it *store.Iteration) error {
 		if err != nil {
 			return err
 		}
-		c.WinRate, c.Games, c.Elo = rep.WinRate(), rep.Games, rep.Elo
+		c.WinRate, c.Games, c.Elo = rep.WinRate(), len(rep.Games), rep.Elo
 		c.Status = store.CandidateRejected
-		if pool.Promote(c.WinRate, true, m.cfg.Pool.PromoteThreshold) {
+		if pool.Admit(m.cfg.Objective, c.WinRate, true, c.Invasion != nil && c.Invasion.Resists, m.cfg.Pool.PromoteThreshold) {
 			if err := m.run.Store().Update(func(tx *store.Tx) error {
 				return tx.AddMember(&store.Member{Policy: c.Policy, Pool: a.GlobalPool(), Reason: "promoted"})
 			}); err != nil {
@@ -507,14 +518,49 @@ func (m *Mode) challengeAll(ctx context.Context, it *store.Iteration) error {
 	return m.run.Save(it)
 }
 
-// Champion is the run's best policy: among its candidates in the global
-// pool, the highest rated; else the best self-play efficiency among its
-// evaluated candidates.
+// invasionTests gives every evaluated candidate of the iteration that has
+// none its invasion test (the robust objective): one agent of each member
+// of the global pool among its own, on the match seeds. All are made
+// against the pool as it is before any of the iteration's promotions, and
+// stored before any, so that a resumed iteration finds the same verdicts.
+func (m *Mode) invasionTests(ctx context.Context, it *store.Iteration) error {
+	a := m.run.Arena()
+	members, err := a.Members(ctx)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(members))
+	for i, mb := range members {
+		ids[i] = mb.ID
+	}
+	sort.Strings(ids)
+	tested := false
+	for k := range it.Candidates {
+		c := &it.Candidates[k]
+		if c.Status != store.CandidateEvaluated || c.Invasion != nil {
+			continue
+		}
+		inv, err := a.InvasionTest(ctx, c.Policy, ids)
+		if err != nil {
+			return err
+		}
+		inv.Resists = pool.Resists(inv.Gain, inv.Residents, m.cfg.RobustMargin)
+		c.Invasion, tested = &inv, true
+	}
+	if !tested {
+		return nil
+	}
+	return m.run.Save(it)
+}
+
+// Champion is the run's best policy under the objective (pool.Champion)
+// among its candidates that were evaluated and challenged the pool: under
+// elo the highest rated of those in the global pool, else the best in
+// self-play; under welfare the best in self-play; under robust the best in
+// self-play among those that resisted invasion, else the least invaded.
 func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champion, error) {
-	var best string
-	var bestM store.Metrics
-	bestElo, bestEff := math.Inf(-1), math.Inf(-1)
-	inPool := false
+	var cs []store.Candidate
+	var es []pool.Entrant
 	gp := m.run.Arena().GlobalPool()
 	err := m.run.Store().View(func(tx *store.Tx) error {
 		its, err := m.run.Past(tx)
@@ -542,13 +588,11 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 				ik = *it
 			}
 			for _, c := range ik.Candidates {
-				switch {
-				case c.Policy == "" || (c.Status != store.CandidatePromoted && c.Status != store.CandidateRejected):
-				case member[c.Policy] && (!inPool || elo[c.Policy] > bestElo || (elo[c.Policy] == bestElo && c.Policy < best)):
-					best, bestM, bestElo, inPool = c.Policy, c.Metrics, elo[c.Policy], true
-				case !inPool && c.Metrics.Efficiency > bestEff:
-					best, bestM, bestEff = c.Policy, c.Metrics, c.Metrics.Efficiency
+				if c.Policy == "" || (c.Status != store.CandidatePromoted && c.Status != store.CandidateRejected) {
+					continue
 				}
+				cs = append(cs, c)
+				es = append(es, search.Entrant(c, member[c.Policy], elo[c.Policy]))
 			}
 		}
 		return nil
@@ -556,11 +600,13 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 	if err != nil {
 		return search.Champion{}, err
 	}
-	if !inPool {
-		bestElo = 0
-	}
-	if best == "" {
+	best := pool.Champion(m.cfg.Objective, es)
+	if best < 0 {
 		return search.Champion{}, nil
 	}
-	return search.Champion{Policy: best, Metrics: bestM, Elo: bestElo}, nil
+	ch := search.Champion{Policy: cs[best].Policy, Metrics: cs[best].Metrics}
+	if es[best].Member {
+		ch.Elo = es[best].Elo
+	}
+	return ch, nil
 }

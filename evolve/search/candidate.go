@@ -3,8 +3,10 @@ package search
 import (
 	"context"
 	"errors"
+	"math"
 
 	"policyevolve/evolve/planner"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -62,6 +64,24 @@ func Single(ctx context.Context, run Run, it *store.Iteration, r Request) (bool,
 	}
 	run.Settled(it.Index, c)
 	return true, nil
+}
+
+// Entrant is a settled candidate as the champion rule (pool.Champion)
+// sees it, given whether it is a member of the global pool and its rating
+// there.
+func Entrant(c store.Candidate, member bool, elo float64) pool.Entrant {
+	e := pool.Entrant{ID: c.Policy, Member: member, Elo: elo, Welfare: c.Metrics.Efficiency}
+	if inv := c.Invasion; inv != nil {
+		e.Resists = inv.Resists
+		switch {
+		case inv.Gain <= 0:
+		case inv.Residents == 0:
+			e.Invaded = math.Inf(1)
+		default:
+			e.Invaded = inv.Gain / math.Abs(inv.Residents)
+		}
+	}
+	return e
 }
 
 // OutcomeUsage is what a request cost, as a candidate records it.
