@@ -34,7 +34,7 @@ func damageFixture(t *testing.T) (path, policy, run string) {
 		t.Fatal(err)
 	}
 	err = s.Update(func(tx *store.Tx) error {
-		members, err := tx.Members(store.GlobalPool(env))
+		members, err := tx.Members(store.PoolKey{Env: env, Objective: "welfare"}.String()) // league's default objective
 		if err != nil || len(members) < 2 {
 			return fmt.Errorf("the league left %d members: %v", len(members), err)
 		}
