@@ -29,7 +29,14 @@ const (
 	envWorkerCache = "DISTRIB_TEST_WORKER_CACHE" // the sandbox's cache of native workers
 	envWorkerCrash = "DISTRIB_TEST_CRASH_SEED"   // die on an episode of this seed
 	envWorkerSlots = "DISTRIB_TEST_WORKER_SLOTS" // concurrency
+	envWorkerSlow  = "DISTRIB_TEST_SLOW_SEED"    // hold an episode of this seed for slowFor first
+	envWorkerHold  = "DISTRIB_TEST_HOLD"         // hold every episode this long first (a duration)
 )
+
+// slowFor is how long a worker holds an episode of the seed envWorkerSlow
+// names before it plays it: three AckWaits of testQueue, whatever the
+// machine's speed.
+const slowFor = 3 * time.Second
 
 // testCache holds the native policy workers built by this test run, shared
 // by the coordinators and the worker processes.
@@ -76,6 +83,24 @@ func workerMain(u string) int {
 			return crashOn{ex, seed}, err
 		}
 	}
+	if s := os.Getenv(envWorkerSlow); s != "" {
+		seed, _ := strconv.ParseUint(s, 10, 64)
+		w.cfg.Executor = func(l episode.Limits) (episode.Executor, error) {
+			ex, err := w.local(l)
+			return slowOn{ex: ex, seed: seed, hold: slowFor}, err
+		}
+	}
+	if s := os.Getenv(envWorkerHold); s != "" {
+		hold, err := time.ParseDuration(s)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		w.cfg.Executor = func(l episode.Limits) (episode.Executor, error) {
+			ex, err := w.local(l)
+			return slowOn{ex: ex, all: true, hold: hold}, err
+		}
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM)
 	go func() {
@@ -100,6 +125,26 @@ func (c crashOn) Play(ctx context.Context, ep *episode.Episode) (*envs.Result, e
 		os.Exit(3)
 	}
 	return c.ex.Play(ctx, ep)
+}
+
+// slowOn holds an episode of one seed (or every episode) before playing
+// it: jobs long by construction.
+type slowOn struct {
+	ex   episode.Executor
+	seed uint64
+	all  bool
+	hold time.Duration
+}
+
+func (s slowOn) Play(ctx context.Context, ep *episode.Episode) (*envs.Result, error) {
+	if s.all || ep.Seed == s.seed {
+		select {
+		case <-time.After(s.hold):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return s.ex.Play(ctx, ep)
 }
 
 // testServer is a NATS server in the test process, on a loopback port, with

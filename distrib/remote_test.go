@@ -22,14 +22,19 @@ import (
 	"policyevolve/store"
 )
 
-// digest is what a run leaves in its store, times and run ids left out:
-// the champion, every evaluation and match, the global pool's ratings
-// with their histories, and the candidates of every iteration.
-func digest(t *testing.T, s *store.Store, run *store.Run, env episode.Env) string {
+// digest is what a run of remoteCfg leaves in its store, times and run
+// ids left out: the champion, every evaluation and match, the global
+// pool's ratings with their histories, and the candidates of every
+// iteration.
+func digest(t *testing.T, s *store.Store, run *store.Run) string {
 	t.Helper()
+	env, err := episode.ResolveEnv(remoteCfg.Game, remoteCfg.Map, remoteCfg.Agents, remoteCfg.Steps)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "champion %s after %d iterations, %d episodes\n", run.Champion, run.Iterations, run.Usage.Episodes)
-	err := s.View(func(tx *store.Tx) error {
+	err = s.View(func(tx *store.Tx) error {
 		ps, err := tx.Policies()
 		if err != nil {
 			return err
@@ -79,41 +84,59 @@ func digest(t *testing.T, s *store.Store, run *store.Run, env episode.Env) strin
 	return b.String()
 }
 
+// remoteCfg is the population search the remote tests run.
+var remoteCfg = evolve.JobConfig{Mode: evolve.ModePopulation, Game: "gathering", Map: "small", Agents: 4, Steps: 100, Seed: 7,
+	EvalSeeds: []uint64{0, 1}, Iterations: 1, Candidates: 2, LocalRounds: evolve.On(1), Workers: 2}
+
+func remotePlanner(spec, run string, _ llm.Gate) (planner.Planner, error) {
+	return &planner.GrammarPlanner{PopSize: 4, Generations: 1}, nil
+}
+
+// localRun is the digest of remoteCfg's run played locally, made once for
+// the tests that compare a remote run with it.
+var localRun struct {
+	once   sync.Once
+	digest string
+	err    error
+}
+
+func localDigest(t *testing.T) string {
+	t.Helper()
+	localRun.once.Do(func() {
+		s := openStore(t)
+		job := &evolve.Job{Config: remoteCfg, Store: s, Sandbox: newSandbox(t), Planner: remotePlanner}
+		run, err := job.Run(context.Background())
+		if err != nil {
+			localRun.err = err
+			return
+		}
+		localRun.digest = digest(t, s, run)
+	})
+	if localRun.err != nil {
+		t.Fatal(localRun.err)
+	}
+	return localRun.digest
+}
+
 // TestRemoteRunIsTheLocalRun: a population search whose episodes are
 // played by two worker processes over NATS ends with the same records,
 // bit for bit, as the same run (same seed) played locally.
 func TestRemoteRunIsTheLocalRun(t *testing.T) {
-	cfg := evolve.JobConfig{Mode: evolve.ModePopulation, Game: "gathering", Map: "small", Agents: 4, Steps: 100, Seed: 7,
-		EvalSeeds: []uint64{0, 1}, Iterations: 1, Candidates: 2, LocalRounds: evolve.On(1), Workers: 2}
-	pl := func(spec, run string, _ llm.Gate) (planner.Planner, error) {
-		return &planner.GrammarPlanner{PopSize: 4, Generations: 1}, nil
-	}
-	env, err := episode.ResolveEnv(cfg.Game, cfg.Map, cfg.Agents, cfg.Steps)
+	want := localDigest(t)
+	s := openStore(t)
+	srv := startServer(t)
+	startWorker(t, srv.url(), "w1", 1)
+	startWorker(t, srv.url(), "w2", 1)
+	remote := newRemote(t, srv.url())
+	job := &evolve.Job{Config: remoteCfg, Store: s, Sandbox: newSandbox(t), Planner: remotePlanner, Executor: remote}
+	run, err := job.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	var remote *Remote
-	for _, distributed := range []bool{false, true} {
-		s := openStore(t)
-		job := &evolve.Job{Config: cfg, Store: s, Sandbox: newSandbox(t), Planner: pl}
-		if distributed {
-			srv := startServer(t)
-			startWorker(t, srv.url(), "w1", 1)
-			startWorker(t, srv.url(), "w2", 1)
-			remote = newRemote(t, srv.url())
-			job.Executor = remote
-		}
-		run, err := job.Run(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, digest(t, s, run, env))
+	if got := digest(t, s, run); got != want {
+		t.Fatalf("local run:\n%s\nremote run:\n%s", want, got)
 	}
-	if got[0] != got[1] {
-		t.Fatalf("local run:\n%s\nremote run:\n%s", got[0], got[1])
-	}
-	t.Logf("both runs:\n%s", got[0])
+	t.Logf("both runs:\n%s", want)
 	// The workers played the episodes.
 	var jobs int64
 	for _, name := range []string{"w1", "w2"} {
@@ -126,6 +149,70 @@ func TestRemoteRunIsTheLocalRun(t *testing.T) {
 	if jobs == 0 {
 		t.Fatal("the workers played no job")
 	}
+}
+
+// TestRunSurvivesKilledWorkers: three workers play a run; two are killed
+// with SIGKILL while they hold jobs, and one is replaced. Their jobs go
+// to the others after AckWait, and the run ends with the same records as
+// the same run played locally: the same champion, every evaluation and
+// match with its local result (nothing lost), every rating's history and
+// the episode count as locally (nothing counted twice).
+func TestRunSurvivesKilledWorkers(t *testing.T) {
+	want := localDigest(t)
+	s := openStore(t)
+	srv := startServer(t)
+	// Every episode is held 300 ms first, so that a worker the
+	// statistics show busy still holds its job when it is killed.
+	hold := envWorkerHold + "=300ms"
+	doomed := []*worker{startWorker(t, srv.url(), "doomed-1", 1, hold), startWorker(t, srv.url(), "doomed-2", 1, hold)}
+	startWorker(t, srv.url(), "survivor", 1, hold)
+	remote := newRemote(t, srv.url())
+	job := &evolve.Job{Config: remoteCfg, Store: s, Sandbox: newSandbox(t), Planner: remotePlanner, Executor: remote}
+	type outcome struct {
+		run *store.Run
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		run, err := job.Run(context.Background())
+		done <- outcome{run, err}
+	}()
+	// Mid-run: each doomed worker has played a job and holds another.
+	waitFor(t, "both doomed workers to be busy after a job", func() bool {
+		for _, name := range []string{"doomed-1", "doomed-2"} {
+			if st, ok := stats(t, remote, name); !ok || st.Jobs == 0 || st.Busy == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	select {
+	case out := <-done:
+		t.Fatalf("the run ended (%v) before the workers were killed", out.err)
+	default:
+	}
+	for _, w := range doomed {
+		w.cmd.Process.Signal(syscall.SIGKILL)
+		<-w.exited
+	}
+	startWorker(t, srv.url(), "replacement", 1, hold)
+	var out outcome
+	waitFor(t, "the run to end", func() bool {
+		select {
+		case out = <-done:
+			return true
+		default:
+			return false
+		}
+	})
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	if got := digest(t, s, out.run); got != want {
+		t.Fatalf("local run:\n%s\nremote run with two workers killed:\n%s", want, got)
+	}
+	st, _ := stats(t, remote, "replacement")
+	t.Logf("the replacement played %d jobs", st.Jobs)
 }
 
 // slowPolicy spends a few milliseconds of CPU per agent and step: its
@@ -440,10 +527,14 @@ func TestCoordinatorRestart(t *testing.T) {
 
 // TestLongJobStaysWithItsWorker: a job that plays for several AckWaits is
 // not given to another slot meanwhile: its worker tells the server it is
-// still at it.
+// still at it. The job is long by construction: the worker holds it for
+// three AckWaits before playing it.
 func TestLongJobStaysWithItsWorker(t *testing.T) {
+	if slowFor < 3*testQueue.AckWait {
+		t.Fatalf("slowFor %v is not three AckWaits (%v)", slowFor, testQueue.AckWait)
+	}
 	sb := newSandbox(t, noCost)
-	ep := episodeOf(t, sb, slowPolicy, 300, 9)
+	ep := episodeOf(t, sb, slowPolicy, 20, 9)
 	local := &episode.Local{Sandbox: sb}
 	defer local.Close()
 	want := played(local.Play(context.Background(), ep))
@@ -458,16 +549,16 @@ func TestLongJobStaysWithItsWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	startWorker(t, srv.url(), "patient", 2) // a second slot would take a redelivery
+	startWorker(t, srv.url(), "patient", 2, envWorkerSlow+"=9") // a second slot would take a redelivery
 	start := time.Now()
 	if got := played(r.Play(context.Background(), ep)); got != want {
 		t.Fatalf("%s\nlocally: %s", got, want)
 	}
-	if took := time.Since(start); took < 2*testQueue.AckWait {
-		t.Skipf("the job took %v, not long enough to outlast AckWait (%v) twice on this machine", took, testQueue.AckWait)
+	if took := time.Since(start); took < slowFor {
+		t.Fatalf("the job took %v: the worker did not hold it for %v", took, slowFor)
 	}
 	// Once idle, the worker has played the job once: a redelivery would
-	// have reached its second slot while the first played.
+	// have reached its second slot while the first held it.
 	var s WorkerStats
 	waitFor(t, "the worker to be idle", func() bool {
 		s, _ = stats(t, r, "patient")

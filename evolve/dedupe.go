@@ -28,28 +28,28 @@ type dedupeEntry struct {
 // be able to count it.
 func loadDedupe(s *store.Store, run, globalPool string) (*dedupe, error) {
 	d := &dedupe{seen: map[string]dedupeEntry{}}
-	err := s.View(func(tx *store.Tx) error {
-		ps, err := tx.Policies()
-		if err != nil {
+	var ps []store.Policy
+	inPool := map[string]bool{}
+	err := s.View(func(tx *store.Tx) (err error) {
+		if ps, err = tx.Policies(); err != nil {
 			return err
 		}
 		members, err := tx.Members(globalPool)
-		if err != nil {
-			return err
-		}
-		inPool := map[string]bool{}
 		for _, m := range members {
 			inPool[m.Policy] = true
 		}
-		for _, p := range ps {
-			if p.Builtin == "" && (p.Origin.Run == run && run != "" || inPool[p.ID]) {
-				d.add(&p)
-			}
-		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	// Normalising parses each source (milliseconds each, seconds for a
+	// long run's thousands): outside the transaction, which would hold the
+	// store's lock meanwhile.
+	for _, p := range ps {
+		if p.Builtin == "" && (p.Origin.Run == run && run != "" || inPool[p.ID]) {
+			d.add(&p)
+		}
 	}
 	return d, nil
 }

@@ -24,13 +24,23 @@ const (
 
 // Event is one thing a job reports. Fields beyond Kind, Run and Time are
 // set when they mean something for the kind.
+//
+// Iterations are numbered from 0, everywhere (events, runs show, the
+// report; in chain mode iteration 0 is the initial policy and iteration k
+// the k-th refinement). Iteration is the iteration the event is about;
+// for started, stopped and done, the last iteration finished (-1 when
+// none is). Iterations is how many the run makes in all, Completed how
+// many are finished: counts, not numbers.
 type Event struct {
-	Kind       EventKind        `json:"kind"`
-	Run        string           `json:"run"`
-	Iteration  int              `json:"iteration"`
-	Iterations int              `json:"iterations"`
-	Phase      string           `json:"phase,omitempty"`
-	Candidate  *store.Candidate `json:"candidate,omitempty"`
+	Kind       EventKind `json:"kind"`
+	Run        string    `json:"run"`
+	Iteration  int       `json:"iteration"`
+	Iterations int       `json:"iterations"`
+	Completed  int       `json:"completed"`
+	// Planned: how many candidates the iteration plans (iteration).
+	Planned   int              `json:"planned,omitempty"`
+	Phase     string           `json:"phase,omitempty"`
+	Candidate *store.Candidate `json:"candidate,omitempty"`
 	// Objective is the run's (docs/objectives.md): what its champion and
 	// best candidate are best by.
 	Objective pool.Objective `json:"objective,omitempty"`

@@ -26,10 +26,13 @@ func (h host) SeedFor(parts ...any) uint64         { return h.j.seedFor(parts...
 func (h host) Budget(pending store.RunUsage) (string, error) {
 	return h.j.budgetWith(pending)
 }
-func (h host) Stopping() bool                  { return h.j.stop.Load() }
-func (h host) Interrupted() bool               { return h.j.interrupted() }
-func (h host) ShouldStop() bool                { return h.j.shouldStop() }
-func (h host) Save(it *store.Iteration) error  { return h.j.saveIteration(it) }
+func (h host) Stopping() bool                 { return h.j.stop.Load() }
+func (h host) Interrupted() bool              { return h.j.interrupted() }
+func (h host) ShouldStop() bool               { return h.j.shouldStop() }
+func (h host) Save(it *store.Iteration) error { return h.j.saveIteration(it) }
+func (h host) Past(tx *store.Tx) ([]store.Iteration, error) {
+	return h.j.history.iterations(tx, h.j.RunID)
+}
 func (h host) Logf(format string, args ...any) { h.j.logf(format, args...) }
 func (h host) Phase(i int, name string)        { h.j.emit(Event{Kind: EventPhase, Iteration: i, Phase: name}) }
 func (h host) Settled(i int, c *store.Candidate) {

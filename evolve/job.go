@@ -56,14 +56,30 @@ type Job struct {
 	critic   critic.Critic
 	planners map[string]planner.Planner
 	gate     *gate
-	total    int // the mode's iterations, for the events (0 before Run)
 	dedupe   *dedupe
 	mu       sync.Mutex // guards run and started: candidates are proposed concurrently
 	run      *store.Run
+	history  runHistory // the run's past, read once (history.go)
+	ledger   ledger
 	started  time.Time
 	stop     atomic.Bool
 	profile  *timing.Profile
 	lap      timing.Totals // the profile when the iteration began
+	// proposed counts this process's planner calls and played points at
+	// the arena once there is one: Activity reads both at any time.
+	proposed atomic.Int64
+	played   atomic.Pointer[arena.Arena]
+}
+
+// Activity says how far the job has gone in this process: the planner
+// calls made and the episodes played (evaluations, matches, the critic's
+// and the planner's). It may be called from any goroutine, at any time:
+// a progress line calls it while nothing else reports.
+func (j *Job) Activity() (plannerCalls, episodes int) {
+	if a := j.played.Load(); a != nil {
+		episodes = a.Episodes()
+	}
+	return int(j.proposed.Load()), episodes
 }
 
 // PlannerFunc builds the planner a spec names for a run (Job.Planner).
@@ -91,7 +107,7 @@ func (j *Job) saveRun() error {
 // iterations, LLM calls, tokens and cost from the ledger (which counts a
 // call once, however often it was found again).
 func (j *Job) tally(tx *store.Tx) error {
-	its, err := tx.Iterations(j.run.ID)
+	its, err := j.history.iterations(tx, j.run.ID)
 	if err != nil {
 		return err
 	}
@@ -101,34 +117,21 @@ func (j *Job) tally(tx *store.Tx) error {
 		u.Proposals += it.Usage.Proposals
 		u.Episodes += it.Usage.Episodes
 	}
-	calls, err := tx.LLMCalls(j.run.ID)
+	calls, err := j.ledger.read(tx, j.run.ID)
 	if err != nil {
 		return err
 	}
-	u.LLMCalls, u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.Cost, u.UnpricedCalls = 0, 0, 0, 0, 0, 0
-	for _, c := range calls {
-		u.LLMCalls++
-		if c.Unpriced {
-			u.UnpricedCalls++
-		}
-		u.InputTokens += c.TokensIn
-		u.OutputTokens += c.TokensOut
-		u.ReasoningTokens += c.TokensReasoning
-		u.Cost += c.Cost
-	}
+	u.LLMCalls, u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.Cost, u.UnpricedCalls =
+		calls.LLMCalls, calls.InputTokens, calls.OutputTokens, calls.ReasoningTokens, calls.Cost, calls.UnpricedCalls
 	return nil
 }
 
 func (j *Job) emit(e Event) {
 	e.Run = j.RunID
 	e.Objective = j.Config.Objective
-	// The mode's count: a chain of K refinements has K+1 iterations.
-	e.Iterations = j.Config.Iterations
-	if j.total > 0 {
-		e.Iterations = j.total
-	}
+	e.Iterations = j.Config.TotalIterations()
 	j.mu.Lock()
-	e.Usage = j.run.Usage
+	e.Usage, e.Completed = j.run.Usage, j.run.Iterations
 	j.mu.Unlock()
 	if e.Time.IsZero() {
 		e.Time = time.Now()

@@ -248,6 +248,8 @@ func killChildAt(t *testing.T, path, mode, at string, workers int) {
 	child := exec.Command(os.Args[0], "-test.run=^$")
 	child.Env = append(os.Environ(), "EVOLVE_TEST_JOB="+path, "EVOLVE_TEST_CACHE="+evolvetest.CacheDir, "EVOLVE_TEST_MODE="+mode,
 		fmt.Sprintf("EVOLVE_TEST_WORKERS=%d", workers))
+	var stderr strings.Builder
+	child.Stderr = &stderr
 	out, err := child.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -256,10 +258,20 @@ func killChildAt(t *testing.T, path, mode, at string, workers int) {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(out)
-	for sc.Scan() && sc.Text() != at {
+	seen := false
+	for !seen && sc.Scan() {
+		seen = sc.Text() == at
 	}
 	child.Process.Signal(syscall.SIGKILL)
-	child.Wait()
+	err = child.Wait()
+	// The kill must have come in the phase: a child that ended before
+	// printing it (or ended by itself) tests no resume.
+	if !seen {
+		t.Fatalf("the child never reached phase %q (%v):\n%s", at, err, stderr.String())
+	}
+	if ws, ok := child.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the child was not killed in phase %q: %v", at, err)
+	}
 }
 
 // TestBudgetEndsTheIteration: a planner-call budget reached while the

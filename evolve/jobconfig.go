@@ -339,3 +339,34 @@ func (c *JobConfig) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// TotalIterations is how many iterations a run of c makes in all: in
+// population mode Iterations; in chain and gepa modes the initial policy
+// (or seed candidate) and K refinements (or reflections), K+1. They are
+// numbered 0 to TotalIterations()-1.
+func (c JobConfig) TotalIterations() int {
+	if c.Mode == ModeChain || c.Mode == ModeGEPA {
+		return c.Iterations + 1
+	}
+	return c.Iterations
+}
+
+// IterationsDone says how many iterations are finished, by their numbers:
+// "no iteration done", "iteration 0 done", "iterations 0–4 done".
+func IterationsDone(n int) string {
+	switch n {
+	case 0:
+		return "no iteration done"
+	case 1:
+		return "iteration 0 done"
+	}
+	return fmt.Sprintf("iterations %s done", iterationSpan(0, n))
+}
+
+// iterationSpan names iterations from to to-1: "0", "0–4".
+func iterationSpan(from, to int) string {
+	if to-from == 1 {
+		return fmt.Sprint(from)
+	}
+	return fmt.Sprintf("%d–%d", from, to-1)
+}

@@ -103,3 +103,22 @@ func TestStoredJobConfigUnchanged(t *testing.T) {
 		t.Errorf("none read as %v, %v", none.LocalRounds, none.CrossoverRate)
 	}
 }
+
+// TestIterationNumbering: iterations are numbered from 0; a chain and
+// GEPA make K+1 (the initial policy or seed candidate, then K).
+func TestIterationNumbering(t *testing.T) {
+	for _, c := range []struct {
+		mode       string
+		iterations int
+		want       int
+	}{{ModePopulation, 5, 5}, {ModeChain, 3, 4}, {ModeGEPA, 3, 4}} {
+		if got := (JobConfig{Mode: c.mode, Iterations: c.iterations}).TotalIterations(); got != c.want {
+			t.Errorf("%s with --iterations %d: %d iterations in all, want %d", c.mode, c.iterations, got, c.want)
+		}
+	}
+	for n, want := range []string{"no iteration done", "iteration 0 done", "iterations 0–1 done", "iterations 0–2 done"} {
+		if got := IterationsDone(n); got != want {
+			t.Errorf("IterationsDone(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -85,6 +85,9 @@ func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.Planned
 		}
 		out, err = loop.Improve(ctx, req)
 	}
+	if out != nil {
+		j.proposed.Add(int64(len(out.Attempts)))
+	}
 	if errors.Is(err, llm.ErrNotAdmitted) {
 		// A call before the planner's (the LLM critic's) that the budget
 		// does not admit ends the request like the planner's own.

@@ -42,8 +42,7 @@ func (j *Job) Run(ctx context.Context) (*store.Run, error) {
 	defer j.arena.Close()
 	mode, err := j.mode()
 	if err == nil {
-		j.total = mode.Iterations()
-		j.emit(Event{Kind: EventStarted, Message: how})
+		j.emit(Event{Kind: EventStarted, Iteration: j.run.Iterations - 1, Message: how})
 		err = j.iterate(ctx, mode)
 	}
 	return j.finish(err)
@@ -60,7 +59,7 @@ func (j *Job) iterate(ctx context.Context, mode search.Mode) error {
 		if ok, err := mode.Plan(ctx, it); err != nil || !ok {
 			return err
 		}
-		j.emit(Event{Kind: EventIteration, Iteration: i})
+		j.emit(Event{Kind: EventIteration, Iteration: i, Planned: len(it.Plan)})
 		if ok, err := mode.Play(ctx, it); err != nil || !ok {
 			return err
 		}
@@ -90,7 +89,7 @@ func (j *Job) open(ctx context.Context) (string, error) {
 			return "", err
 		}
 		if j.run.Status == store.StatusDone {
-			return "", fmt.Errorf("%w: %s finished at iteration %d", ErrRunDone, j.RunID, j.run.Iterations)
+			return "", fmt.Errorf("%w: %s finished with %s", ErrRunDone, j.RunID, IterationsDone(j.run.Iterations))
 		}
 		var cfg JobConfig
 		if err := json.Unmarshal(j.run.Config, &cfg); err != nil {
@@ -127,6 +126,7 @@ func (j *Job) open(ctx context.Context) (string, error) {
 	j.arena = &arena.Arena{Profile: j.profile, Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
 		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Objective: j.Config.Objective,
 		Workers: j.Config.Workers, Log: j.Log, Executor: j.Executor}
+	j.played.Store(j.arena)
 	if j.dedupe, err = loadDedupe(j.Store, j.RunID, j.arena.GlobalPool()); err != nil {
 		return "", err
 	}
@@ -159,9 +159,9 @@ func (j *Job) open(ctx context.Context) (string, error) {
 		j.saveRun()
 		return "", err
 	}
-	how := "new run"
+	how := fmt.Sprintf("new run of %d iterations (%s)", j.Config.TotalIterations(), iterationSpan(0, j.Config.TotalIterations()))
 	if resumed {
-		how = fmt.Sprintf("resumed after iteration %d", j.run.Iterations)
+		how = fmt.Sprintf("resumed with %s; next, iteration %d of 0–%d", IterationsDone(j.run.Iterations), j.run.Iterations, j.Config.TotalIterations()-1)
 	}
 	return how, nil
 }
@@ -211,9 +211,9 @@ func (j *Job) finish(err error) (*store.Run, error) {
 	prof := j.Profile()
 	switch r.Status {
 	case store.StatusDone:
-		j.emit(Event{Kind: EventDone, Champion: r.Champion, Profile: &prof})
+		j.emit(Event{Kind: EventDone, Iteration: r.Iterations - 1, Champion: r.Champion, Profile: &prof})
 	case store.StatusStopped:
-		j.emit(Event{Kind: EventStopped, Champion: r.Champion, Message: r.StopReason, Profile: &prof})
+		j.emit(Event{Kind: EventStopped, Iteration: r.Iterations - 1, Champion: r.Champion, Message: r.StopReason, Profile: &prof})
 	}
 	return r, err
 }

@@ -122,24 +122,34 @@ func objectives(m Member) [4]float64 {
 	return [4]float64{m.Elo, m.Efficiency, m.Equality, m.Sustainability}
 }
 
-func dominates(a, b Member) bool {
-	oa, ob := objectives(a), objectives(b)
-	better := false
-	for i := range oa {
-		if oa[i] < ob[i] {
-			return false
-		}
-		if oa[i] > ob[i] {
+// compare says whether objectives a dominate b (no worse in any, better
+// in one), and whether b dominate a.
+func compare(a, b []float64) (aWins, bWins bool) {
+	better, worse := false, false
+	for i := range a {
+		if a[i] > b[i] {
 			better = true
+		} else if a[i] < b[i] {
+			worse = true
+		}
+		if better && worse {
+			return false, false
 		}
 	}
-	return better
+	return better && !worse, worse && !better
 }
 
 // Fronts sorts members into Pareto fronts over (Elo, efficiency,
 // equality, sustainability), best first: front 0 is dominated by no one,
 // front 1 only by front 0, and so on. It returns indices into members.
-func Fronts(members []Member) [][]int { return fronts(members, dominates) }
+func Fronts(members []Member) [][]int {
+	objs := make([][]float64, len(members))
+	for i, m := range members {
+		o := objectives(m)
+		objs[i] = o[:]
+	}
+	return fronts(objs)
+}
 
 // selection are what parent selection maximises: eviction's objectives,
 // peace, and the opposites of exploitability and invadability.
@@ -152,30 +162,32 @@ func selection(m Member) [7]float64 {
 // choosing parents: a policy a pool member exploits does not come first on
 // self-play alone.
 func SelectionFronts(members []Member) [][]int {
-	return fronts(members, func(a, b Member) bool {
-		oa, ob := selection(a), selection(b)
-		better := false
-		for i := range oa {
-			if oa[i] < ob[i] {
-				return false
-			}
-			if oa[i] > ob[i] {
-				better = true
-			}
-		}
-		return better
-	})
+	objs := make([][]float64, len(members))
+	for i, m := range members {
+		o := selection(m)
+		objs[i] = o[:]
+	}
+	return fronts(objs)
 }
 
-func fronts(members []Member, dominates func(a, b Member) bool) [][]int {
-	n := len(members)
+// fronts sorts points into Pareto fronts over their objectives objs
+// (maximised). It compares every pair once: a parent selection over the
+// thousands of candidates of a long run is then a matter of tens of
+// milliseconds. Each point's list of the points it dominates is in
+// increasing order, and each front sorted.
+func fronts(objs [][]float64) [][]int {
+	n := len(objs)
 	dominatedBy := make([]int, n)
 	dominating := make([][]int, n)
 	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			if i != j && dominates(members[i], members[j]) {
+		for j := i + 1; j < n; j++ {
+			switch iWins, jWins := compare(objs[i], objs[j]); {
+			case iWins:
 				dominating[i] = append(dominating[i], j)
 				dominatedBy[j]++
+			case jWins:
+				dominating[j] = append(dominating[j], i)
+				dominatedBy[i]++
 			}
 		}
 	}

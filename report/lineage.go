@@ -20,7 +20,7 @@ type Lineage struct {
 type Node struct {
 	Policy    string
 	Name      string
-	Operator  string // how it was made: init, improve, refine, crossover, fix, tune, import, builtin
+	Operator  string // how it was made (store.Origin.Operation): init, improve, refine, crossover, fix, tune, import, builtin
 	Planner   string
 	Run       string
 	Iteration int
@@ -35,13 +35,9 @@ type Node struct {
 // have hundreds of ancestors; the nearest are the ones worth a look.
 const maxLineageNodes = 150
 
-// operatorRefine labels a local-refinement version: an improve of a
-// candidate against the critic within its iteration.
-const operatorRefine = "refine"
-
 // lineage walks the ancestry of id breadth first, nearest ancestors
-// first, up to max nodes. local marks the local-refinement versions.
-func lineage(tx *store.Tx, id string, local map[string]bool, max int) (*Lineage, error) {
+// first, up to max nodes.
+func lineage(tx *store.Tx, id string, max int) (*Lineage, error) {
 	l := &Lineage{}
 	seen := map[string]bool{}
 	type todo struct {
@@ -65,13 +61,7 @@ func lineage(tx *store.Tx, id string, local map[string]bool, max int) (*Lineage,
 			return nil, err
 		}
 		o := p.Origin
-		n.Name, n.Operator, n.Planner, n.Run, n.Iteration = p.Name, o.Operator, o.Planner, o.Run, o.Iteration
-		if n.Operator == "improve" && local[id] {
-			n.Operator = operatorRefine
-		}
-		if n.Operator == "" {
-			n.Operator = "import"
-		}
+		n.Name, n.Operator, n.Planner, n.Run, n.Iteration = p.Name, o.Operation(), o.Planner, o.Run, o.Iteration
 		if !n.Repeat {
 			queue = append(queue, todo{n, o.Parents})
 		}

@@ -23,7 +23,7 @@ func (p *runPage) champion(r *Run, f *Frame) {
 	if c.Name != "" {
 		p.ChampStats = append(p.ChampStats, field{"name", c.Name, ""})
 	}
-	p.ChampStats = append(p.ChampStats, field{"origin", origin(c.Origin, r.Local[c.ID]), ""})
+	p.ChampStats = append(p.ChampStats, field{"origin", c.Origin.Describe(8), ""})
 	if ev := r.Eval; ev != nil {
 		m := ev.Mean
 		p.ChampStats = append(p.ChampStats, field{"self-play", fmt.Sprintf("efficiency %.4f, equality %.4f, sustainability %.2f, peace %.3f (seeds %s%s)",
@@ -87,12 +87,6 @@ func failedNote(ev *store.Evaluation) string {
 }
 
 // origin says where a policy came from, in a phrase.
-func origin(o store.Origin, local bool) string {
-	if o.Operator == "improve" && local {
-		o.Operator = operatorRefine
-	}
-	return o.Describe(8)
-}
 
 // pool: the final pool's table.
 func (p *runPage) pool(r *Run, f *Frame) {
@@ -104,7 +98,7 @@ func (p *runPage) pool(r *Run, f *Frame) {
 		p.PoolNote = fmt.Sprintf("The members of %s now, best first by the run's objective (%s), with their self-play metrics on the run's seeds.", r.Pool, r.Config.Objective)
 	}
 	for _, m := range r.Members {
-		p.Pool = append(p.Pool, memberRow(m, r.Local[m.Policy.ID], f))
+		p.Pool = append(p.Pool, memberRow(m, f))
 	}
 }
 
@@ -157,21 +151,18 @@ func (p *runPage) candidates(r *Run, f *Frame) {
 			settled[c.Sample] = append(settled[c.Sample], c)
 		}
 		for _, pl := range it.Plan {
-			row := candRow{Iteration: it.Index, Sample: pl.Sample, Made: strings.TrimSpace(pl.Operator + " by " + pl.Planner),
-				Status: "pending", PolicyShort: "–", Eff: "–", WinRate: "–", Elo: "–"}
-			if len(pl.Parents) > 0 {
-				ps := make([]string, len(pl.Parents))
-				for i, id := range pl.Parents {
-					ps[i] = short(id, 8)
-				}
-				row.Made += " from " + strings.Join(ps, ", ")
-			}
+			// As planned, until its policy says how it was made.
+			made := store.Origin{Operator: pl.Operator, Planner: pl.Planner, Parents: pl.Parents}
+			row := candRow{Iteration: it.Index, Sample: pl.Sample, Status: "pending", PolicyShort: "–", Eff: "–", WinRate: "–", Elo: "–"}
 			if cs := settled[pl.Sample]; len(cs) > 0 {
 				c := cs[0]
 				settled[pl.Sample] = cs[1:]
 				row.Status, row.Problem = c.Status, c.Problem
 				if c.Policy != "" {
 					row.Policy, row.PolicyShort, row.Href = c.Policy, short(c.Policy, 12), f.policyURL(c.Policy)
+					if o, ok := r.Origins[c.Policy]; ok {
+						made = o
+					}
 				}
 				if selfPlayed(c.Status) {
 					row.Eff = fmt.Sprintf("%.3f", c.Metrics.Efficiency)
@@ -186,6 +177,7 @@ func (p *runPage) candidates(r *Run, f *Frame) {
 					row.Problem = string(rs[:maxProblem]) + "…"
 				}
 			}
+			row.Made = made.How(8)
 			p.Candidates = append(p.Candidates, row)
 		}
 	}

@@ -44,9 +44,8 @@ type Run struct {
 	Champion *store.Policy
 	Eval     *store.Evaluation
 	Lineage  *Lineage
-	// Local holds the policies that are local-refinement versions of a
-	// candidate (not its first version): their lineage edges say refine.
-	Local map[string]bool
+	// Origins are how the candidates' policies were made, by id.
+	Origins map[string]store.Origin
 	// Replay is the champion's replay, once AddReplay has run.
 	Replay *Replay
 }
@@ -117,23 +116,15 @@ func loadRun(tx *store.Tx, id string) (*Run, error) {
 		return nil, fmt.Errorf("run %s: its configuration does not read: %w", id, err)
 	}
 	r.Config = r.Config.WithDefaults()
-	r.Planned = r.Config.Iterations
-	if r.Config.Mode == evolve.ModeChain {
-		r.Planned++
-	}
+	r.Planned = r.Config.TotalIterations()
 	if r.Iterations, err = tx.Iterations(id); err != nil {
 		return nil, err
 	}
 	if r.Env, err = runEnv(tx, rec, r.Config); err != nil {
 		return nil, err
 	}
-	r.Local = map[string]bool{}
-	for _, it := range r.Iterations {
-		for _, c := range it.Candidates {
-			for _, v := range c.Local[min(1, len(c.Local)):] {
-				r.Local[v] = true
-			}
-		}
+	if r.Origins, err = tx.CandidateOrigins(r.Iterations); err != nil {
+		return nil, err
 	}
 	if r.Config.Mode != evolve.ModeChain {
 		r.Pool = store.PoolKey{Env: r.Env.Config, Objective: string(r.Config.Objective.OrElo()), Tag: r.Config.PoolTag}.String()
@@ -153,7 +144,7 @@ func loadRun(tx *store.Tx, id string) (*Run, error) {
 		if r.Eval, err = evaluation(tx, r.Champion.ID, r); err != nil {
 			return nil, err
 		}
-		if r.Lineage, err = lineage(tx, r.Champion.ID, r.Local, maxLineageNodes); err != nil {
+		if r.Lineage, err = lineage(tx, r.Champion.ID, maxLineageNodes); err != nil {
 			return nil, err
 		}
 	}

@@ -47,8 +47,9 @@ func newFixture(t *testing.T) *fixture {
 			return err
 		}
 		f.run = r.ID
+		sample := 0 // of the next policy put
 		put := func(src, op string, parents ...string) string {
-			p := &store.Policy{Source: src, Origin: store.Origin{Run: r.ID, Operator: op, Planner: "grammar", Parents: parents}}
+			p := &store.Policy{Source: src, Origin: store.Origin{Run: r.ID, Operator: op, Planner: "grammar", Parents: parents, Sample: sample}}
 			if op == "builtin" {
 				p.Builtin, p.Name, p.Origin = "bfs", "bfs", store.Origin{Operator: op}
 			}
@@ -59,7 +60,9 @@ func newFixture(t *testing.T) *fixture {
 		}
 		f.bfs = put(episode.BuiltinSource("bfs"), "builtin")
 		f.p0 = put("package policy // p0\n", "init")
-		f.p1 = put("package policy // p1\n", "improve", f.p0) // p0's local refinement
+		sample = store.LocalRoundStride // p0's local refinement, round 1
+		f.p1 = put("package policy // p1\n", "improve", f.p0)
+		sample = 0
 		f.p2 = put("package policy // p2\n", "improve", f.p0)
 		f.p3 = put("package policy // p3\n", "crossover", f.p1, f.p2)
 		f.x = put("package policy // x\n", "init")
@@ -213,7 +216,7 @@ func TestLineage(t *testing.T) {
 	}
 	// A bound on the nodes hides the farthest.
 	err := f.s.View(func(tx *store.Tx) error {
-		l, err := lineage(tx, f.p3, nil, 3)
+		l, err := lineage(tx, f.p3, 3)
 		if err == nil && (l.Nodes != 3 || l.Hidden != 2) {
 			t.Errorf("bounded to 3: %d nodes, %d hidden", l.Nodes, l.Hidden)
 		}

@@ -97,7 +97,7 @@ func LoadPolicy(s *store.Store, prefix string, seed *uint64) (*PolicyDetail, err
 		slices.SortStableFunc(ms, func(a, b store.Match) int { return b.Created.Compare(a.Created) })
 		d.MatchCount = len(ms)
 		d.Matches = ms[:min(len(ms), MaxMatches)]
-		if d.Lineage, err = lineage(tx, id, nil, maxLineageNodes); err != nil {
+		if d.Lineage, err = lineage(tx, id, maxLineageNodes); err != nil {
 			return err
 		}
 		return nil

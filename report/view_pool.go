@@ -158,16 +158,16 @@ func (d *PoolDetail) page(f *Frame) *page {
 		v.Columns = append(v.Columns, col)
 	}
 	for _, m := range d.Members {
-		v.Rows = append(v.Rows, memberRow(m, false, f))
+		v.Rows = append(v.Rows, memberRow(m, f))
 	}
 	return p
 }
 
 // memberRow is a pool member as a row of a pool's table.
-func memberRow(m Member, local bool, f *Frame) poolRow {
+func memberRow(m Member, f *Frame) poolRow {
 	row := poolRow{ID: m.Policy.ID, Short: short(m.Policy.ID, 12), Name: m.Policy.Name, Href: f.policyURL(m.Policy.ID), Elo: "–", Record: "–",
 		Eff: "–", Equality: "–", Sustainability: "–", Peace: "–",
-		Origin: origin(m.Policy.Origin, local), Reason: m.Reason, Champion: m.Champion}
+		Origin: m.Policy.Origin.Describe(8), Reason: m.Reason, Champion: m.Champion}
 	if m.Rated {
 		row.Elo, row.Record = fmt.Sprintf("%.1f", m.Elo), fmt.Sprintf("%d/%d/%d", m.Wins, m.Draws, m.Losses)
 	}

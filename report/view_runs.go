@@ -47,10 +47,7 @@ func LoadRuns(s *store.Store) (*RunList, error) {
 			case evolve.ModePopulation, evolve.ModeChain, evolve.ModeGEPA:
 				row.Objective = string(row.Config.Objective)
 			}
-			row.Planned = row.Config.Iterations
-			if row.Config.Mode == evolve.ModeChain || row.Config.Mode == evolve.ModeGEPA {
-				row.Planned++ // the initial policy (or seed candidate) and K refinements
-			}
+			row.Planned = row.Config.TotalIterations()
 		}
 		l.Runs = append(l.Runs, row)
 	}

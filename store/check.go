@@ -3,27 +3,62 @@ package store
 import (
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// Check verifies the store: bbolt's own page consistency, then the
-// invariants of the records — every record decodes and sits under its own
-// key, policies are content-addressed, and every evaluation, match, pool
-// member and rating refers to a stored policy (and every rating to a
-// member of its pool). It returns the problems found, none for a sound
-// store.
-func (s *Store) Check() ([]string, error) {
-	var problems []string
-	err := s.View(func(tx *Tx) error {
-		problems = checkTx(tx.b)
-		return nil
+// Check verifies the store: its pages first (walkFile: the meta pages,
+// the tree of buckets, the freelist, read without bbolt, so that a
+// damaged file is described rather than crashing the check), then, when
+// they are sound, the invariants of the records — every record decodes
+// and sits under its own key, policies are content-addressed, and every
+// evaluation, match, pool member and rating refers to a stored policy
+// (and every rating to a member of its pool). It returns the problems
+// found, none for a sound store; it never refuses a file for being
+// damaged (its error is for a file it cannot read, or a busy lock).
+func (s *Store) Check() (problems []string, err error) {
+	err = s.locked(false, func() error {
+		if problems, err = walkFile(s.path); err != nil || len(problems) > 0 {
+			return err
+		}
+		err := s.guarded(func() error {
+			return s.withDB(true, func(db *bolt.DB) error {
+				return db.View(func(tx *bolt.Tx) error {
+					problems = checkTx(tx)
+					return nil
+				})
+			})
+		})
+		var d *DamageError
+		if errors.As(err, &d) {
+			problems = append(problems, d.Problem)
+			return nil
+		}
+		return err
 	})
 	return problems, err
+}
+
+// CheckFile is Check for the store at path, which need not open: a file
+// that is not a store, or a damaged one, has its problems listed.
+func CheckFile(path string, opt Options) ([]string, error) {
+	if opt.Timeout <= 0 {
+		opt.Timeout = 10 * time.Second
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("check store: %w", err)
+	}
+	s := &Store{path: path, opt: Options{Timeout: opt.Timeout, ReadOnly: true}}
+	return s.Check()
 }
 
 // maxProblems caps the problems Check lists.
@@ -36,18 +71,22 @@ func checkTx(tx *bolt.Tx) []string {
 			out = append(out, fmt.Sprintf(format, args...))
 		}
 	}
-	for err := range tx.Check() {
-		add("bbolt: %v", err)
-	}
-	if err := checkSchema(tx, false); err != nil {
+	if err := checkSchema(tx, true, false); err != nil {
 		add("schema: %v", err)
 		return out
 	}
-	for _, name := range allBuckets {
-		// These came later; a writable open adds them to older stores.
-		later := string(name) == string(bLLMKeys) || string(name) == string(bIterations) || string(name) == string(bAdmissions) || string(name) == string(bComparisons)
-		if tx.Bucket(name) == nil && !later {
+	// The buckets that came later may be missing from an older store; a
+	// writable open adds them.
+	for _, name := range allBuckets[:schema1Buckets] {
+		if tx.Bucket(name) == nil {
 			add("missing bucket %s", name)
+		}
+	}
+	if v := binary.BigEndian.Uint64(tx.Bucket(bMeta).Get(kSchema)); v >= 2 {
+		for _, name := range [][]byte{bMatchLog, bCritiqueIndex} {
+			if tx.Bucket(name) == nil {
+				add("missing bucket %s (schema %d)", name, v)
+			}
 		}
 	}
 	if len(out) > 0 {
@@ -233,6 +272,7 @@ func checkTx(tx *bolt.Tx) []string {
 			return nil
 		})
 	}
+	checkIndexes(tx, add)
 	if len(out) == maxProblems {
 		out = append(out, "… more problems not listed")
 	}
@@ -247,18 +287,38 @@ func (s *Store) Compact() (before, after int64, err error) {
 	if s.opt.ReadOnly {
 		return 0, 0, fmt.Errorf("store %s is open read-only", s.path)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	leave, err := s.enter(true)
+	err = s.locked(true, func() error {
+		// A damaged store is not compacted: bolt.Compact copies what it
+		// can read, and the copy would replace the evidence.
+		if problems, err := walkFile(s.path); err != nil {
+			return err
+		} else if len(problems) > 0 {
+			return &DamageError{Path: s.path, Problem: problems[0]}
+		}
+		return s.guarded(func() error {
+			return s.withDB(false, func(src *bolt.DB) (err error) {
+				err = src.View(func(tx *bolt.Tx) error {
+					if problems := checkTx(tx); len(problems) > 0 {
+						return damaged("%s", problems[0])
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				before, after, err = s.compact(src)
+				return err
+			})
+		})
+	})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("compact: %w", err)
 	}
-	defer leave()
-	src, err := s.open(false)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer src.Close()
+	return before, after, nil
+}
+
+// compact writes a compacted copy of src and renames it over the store.
+func (s *Store) compact(src *bolt.DB) (before, after int64, err error) {
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(s.path); err == nil {
 		before, mode = st.Size(), st.Mode().Perm()
@@ -267,7 +327,7 @@ func (s *Store) Compact() (before, after int64, err error) {
 	os.Remove(tmp)
 	dst, err := bolt.Open(tmp, mode, &bolt.Options{Timeout: s.opt.Timeout})
 	if err != nil {
-		return 0, 0, fmt.Errorf("compact: %w", err)
+		return 0, 0, err
 	}
 	err = bolt.Compact(dst, src, 64<<20)
 	if err == nil {
@@ -282,6 +342,11 @@ func (s *Store) Compact() (before, after int64, err error) {
 		err = cerr
 	}
 	if err == nil {
+		if problems, werr := walkFile(tmp); werr != nil || len(problems) > 0 {
+			err = fmt.Errorf("the compacted copy fails its check: %v%s", werr, strings.Join(problems, "; "))
+		}
+	}
+	if err == nil {
 		err = os.Chmod(tmp, mode) // bolt.Open's mode is filtered by the umask
 	}
 	if err == nil {
@@ -289,13 +354,10 @@ func (s *Store) Compact() (before, after int64, err error) {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return 0, 0, fmt.Errorf("compact: %w", err)
+		return 0, 0, err
 	}
 	// Make the rename itself durable before anyone commits to the new file.
-	if dir, err := os.Open(filepath.Dir(s.path)); err == nil {
-		dir.Sync()
-		dir.Close()
-	}
+	syncDir(s.path)
 	if st, err := os.Stat(s.path); err == nil {
 		after = st.Size()
 	}

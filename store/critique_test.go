@@ -27,7 +27,10 @@ func TestCritiqueRecord(t *testing.T) {
 		if _, err := tx.b.Bucket(bCritiques).NextSequence(); err != nil {
 			return err
 		}
-		return tx.b.Bucket(bCritiques).Put(u64(2), old)
+		if err := tx.b.Bucket(bCritiques).Put(u64(2), old); err != nil {
+			return err
+		}
+		return tx.b.Bucket(bCritiqueIndex).Put(critiqueIndexKey(a, 2), nil) // as the migration to schema 2 indexes it
 	})
 	if err != nil {
 		t.Fatal(err)

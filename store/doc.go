@@ -21,10 +21,30 @@
 // # Safety
 //
 // Every commit is fsynced by bbolt; a process killed in the middle of a
-// transaction loses that transaction and nothing else. A file that is not
-// a bbolt database, or a bbolt database that is not a policyevolve store,
-// is refused without being written to. The schema is versioned in the
-// meta bucket; older stores are migrated in one transaction, newer ones
+// transaction loses that transaction and nothing else. A new store is
+// written beside its path and renamed into place, so that no empty or
+// half-made store is ever left behind. A file that is not a bbolt
+// database, or a bbolt database that is not a policyevolve store, is
+// refused without being written to. The schema is versioned in the meta
+// bucket; older stores are migrated in one transaction, newer ones
 // refused. Check verifies the invariants; Compact rewrites the file
 // without its free pages.
+//
+// # Damaged files
+//
+// bbolt trusts its file: it maps it and follows the offsets and counts it
+// reads, so a truncated or overwritten file can make it panic, or fault
+// on a page past the end of the file. Here every open first reads the
+// meta pages and the freelist's header itself (pages.go) and refuses an
+// empty file, a file that is not bbolt's, or one shorter than its pages;
+// an open for writing walks every page first (about a second per GB), so
+// that no write lands in a damaged store; a panic or fault inside a
+// transaction is caught, and when a walk of the pages finds them damaged
+// it becomes an error. All of these are DamageErrors (errors.Is
+// ErrDamaged): "the store is damaged: PATH: what (store check for
+// details)". Check walks the pages with the same code, which reads the
+// file without bbolt and trusts nothing in it, so it describes a damaged
+// file instead of crashing on it. What no check can see before reading
+// it — a damaged page a read command happens to need, that makes a
+// record look missing — Check finds.
 package store

@@ -42,18 +42,48 @@ type Origin struct {
 	Prompt    string   `json:"prompt,omitempty"`   // reference to the LLM call that wrote it
 }
 
-// Describe says where a policy came from, in a phrase — "improve by
-// grammar in run-3 iteration 2 from 1a2b3c4d" — with the parents' ids cut
-// to idChars; "" when nothing is known.
+// LocalRoundStride numbers the local-refinement rounds: round r (from 1)
+// of an iteration's candidate k is proposed as sample k+r*LocalRoundStride
+// (Origin.Sample), so that k stays below it.
+const LocalRoundStride = 1000
+
+// Operation names how a policy was made: its Operator, except that an
+// improve made in a local-refinement round is a "refine"; "unknown" when
+// nothing is recorded.
+func (o Origin) Operation() string {
+	switch {
+	case o.Operator == "improve" && o.Sample >= LocalRoundStride:
+		return "refine"
+	case o.Operator == "":
+		return "unknown"
+	}
+	return o.Operator
+}
+
+// Describe says where a policy came from, in a phrase — "refine (local
+// round 2) by grammar in run-3 iteration 2 from 1a2b3c4d" — with the
+// parents' ids cut to idChars. It is the one description of an origin:
+// pool show, runs show and the report all print it (runs show and the
+// report's candidates table without the run, see How).
 func (o Origin) Describe(idChars int) string {
-	var parts []string
-	if o.Operator != "" {
-		parts = append(parts, o.Operator)
+	return o.describe(idChars, true)
+}
+
+// How is Describe without the run and iteration, for a table of one
+// run's iterations: "refine (local round 2) by grammar from 1a2b3c4d".
+func (o Origin) How(idChars int) string {
+	return o.describe(idChars, false)
+}
+
+func (o Origin) describe(idChars int, where bool) string {
+	parts := []string{o.Operation()}
+	if o.Operation() == "refine" {
+		parts = append(parts, fmt.Sprintf("(local round %d)", o.Sample/LocalRoundStride))
 	}
 	if o.Planner != "" {
 		parts = append(parts, "by "+o.Planner)
 	}
-	if o.Run != "" {
+	if where && o.Run != "" {
 		parts = append(parts, fmt.Sprintf("in %s iteration %d", o.Run, o.Iteration))
 	}
 	if len(o.Parents) > 0 {

@@ -16,8 +16,15 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// SchemaVersion is the version of the layout this code reads and writes.
-const SchemaVersion = 1
+// SchemaVersion is the version of the layout this code writes. It reads
+// every version up to it (a reader of an older store finds the buckets
+// added since missing, and does without them); it writes only to a store
+// of this version, migrating an older one when it opens it for writing.
+//
+//	1  the first published layout (later releases added llm_keys,
+//	   iterations, admissions and comparisons to it, created on open)
+//	2  match_log and critique_index (see index.go)
+const SchemaVersion = 2
 
 // Errors callers branch on.
 var (
@@ -47,12 +54,17 @@ var (
 	bIterations  = []byte("iterations")  // run NUL big-endian iteration → Iteration
 	bAdmissions  = []byte("admissions")  // policy id NUL game → Admission
 	bComparisons = []byte("comparisons") // comparison id → Comparison
-	allBuckets   = [][]byte{bMeta, bPolicies, bEvaluations, bMatches, bRatings, bPools, bRuns, bCritiques, bLLMCalls, bLLMKeys,
-		bIterations, bAdmissions, bComparisons}
+	// allBuckets: those of schema 1's first release, then those added
+	// to schema 1 later (a writable open creates them), then schema 2's.
+	allBuckets = [][]byte{bMeta, bPolicies, bEvaluations, bMatches, bRatings, bPools, bRuns, bCritiques, bLLMCalls,
+		bLLMKeys, bIterations, bAdmissions, bComparisons, bMatchLog, bCritiqueIndex}
 	kSchema = []byte("schema")
 	kApp    = []byte("app")
 	appName = []byte("policyevolve")
 )
+
+// schema1Buckets is how many of allBuckets every store has.
+const schema1Buckets = 9
 
 // migrations[v] upgrades a store of schema v to v+1, inside the one
 // transaction that runs all pending migrations.
@@ -72,11 +84,10 @@ type Options struct {
 // operations (see the package documentation); it is safe for concurrent
 // use.
 type Store struct {
-	path     string
-	opt      Options
-	mu       sync.RWMutex // one writer or many readers of this process at a time
-	busy     atomic.Int64 // nanoseconds spent in transactions, waits for the lock included
-	creating bool         // only Open may create the file
+	path string
+	opt  Options
+	mu   sync.RWMutex // one writer or many readers of this process at a time
+	busy atomic.Int64 // nanoseconds spent in transactions, waits for the lock included
 }
 
 // DefaultPath is the store used when neither --store nor
@@ -85,7 +96,8 @@ const DefaultPath = "policyevolve.db"
 
 // Open opens the store at path, creating it (unless ReadOnly) and bringing
 // its schema up to date. A file that is not a policyevolve store is an
-// error wrapping ErrNotStore and is not modified.
+// error wrapping ErrNotStore, a damaged one an error wrapping ErrDamaged
+// (an empty file is both); neither is modified.
 func Open(path string, opt Options) (*Store, error) {
 	if opt.Timeout <= 0 {
 		opt.Timeout = 10 * time.Second
@@ -95,63 +107,126 @@ func Open(path string, opt Options) (*Store, error) {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
+	// A directory is refused before anything is created beside it (the
+	// lock files .lock and .gate).
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%w: %s is a directory (name the store's file, e.g. %s)", ErrNotStore, path, filepath.Join(path, DefaultPath))
+	}
 	s := &Store{path: path, opt: opt}
-	st, err := os.Stat(path)
+	_, err := os.Stat(path)
 	switch {
 	case err != nil && (opt.ReadOnly || !errors.Is(err, os.ErrNotExist)):
 		return nil, fmt.Errorf("open store: %w", err)
-	case err == nil && st.Size() > 0:
+	case err == nil:
 		// An existing file is identified read-only first: a writable open
 		// of a foreign bbolt file could already write to it (bbolt syncs
 		// some freelists when it opens).
 		if err := s.view(func(tx *bolt.Tx) error { return identify(tx, !opt.ReadOnly) }); err != nil {
 			return nil, err
 		}
+	default:
+		if err := s.create(); err != nil {
+			return nil, err
+		}
 	}
 	if opt.ReadOnly {
 		return s, nil
 	}
-	s.creating = true
-	defer func() { s.creating = false }()
+	// No write may land in a damaged store (bbolt would build on its
+	// damaged pages): a store opened for writing has its pages walked
+	// first (about a second per GB), and is written to only when its
+	// schema needs it.
+	if err == nil {
+		if err := s.walk(); err != nil {
+			return nil, err
+		}
+	}
+	current := false
+	if err := s.view(func(tx *bolt.Tx) error {
+		current = checkSchema(tx, false, false) == nil && allBucketsThere(tx)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if current {
+		return s, nil
+	}
 	return s, s.update(initSchema)
+}
+
+// walk checks the store's pages (walkFile) while no process writes; its
+// error is a DamageError naming the first problem.
+func (s *Store) walk() error {
+	return s.locked(false, func() error {
+		problems, err := walkFile(s.path)
+		switch {
+		case err != nil:
+			return fmt.Errorf("open store: %w", err)
+		case len(problems) == 1:
+			return &DamageError{Path: s.path, Problem: problems[0]}
+		case len(problems) > 1:
+			return &DamageError{Path: s.path, Problem: fmt.Sprintf("%s, and %d more problems", problems[0], len(problems)-1)}
+		}
+		return nil
+	})
+}
+
+// allBucketsThere says whether the store has every bucket of its schema.
+func allBucketsThere(tx *bolt.Tx) bool {
+	for _, name := range allBuckets {
+		if tx.Bucket(name) == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Path is the store's file.
 func (s *Store) Path() string { return s.path }
 
-// open opens the bbolt file for one transaction. It retries when the file
-// was replaced (by Compact) between opening and locking it, so that no
-// write lands in an orphaned file.
-func (s *Store) open(readOnly bool) (*bolt.DB, error) {
+// open opens the bbolt file for one transaction. It never creates the
+// file (see create), checks the file's meta pages and size before bbolt
+// reads them (see precheck), and retries when the file was replaced (by
+// Compact) between opening and locking it, so that no write lands in an
+// orphaned file. *f is the file bbolt has open (see withDB).
+func (s *Store) open(readOnly bool, f **os.File) (*bolt.DB, error) {
 	start := time.Now()
 	for {
-		var f *os.File
+		*f = nil
 		opts := &bolt.Options{
 			Timeout:  s.opt.Timeout,
 			ReadOnly: readOnly,
 			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
-				if !s.creating {
-					flag &^= os.O_CREATE // a store that vanished is an error, not a new store
+				// A store that vanished is an error, not a new store.
+				file, err := os.OpenFile(name, flag&^os.O_CREATE, perm)
+				if err != nil {
+					return nil, err
 				}
-				var err error
-				f, err = os.OpenFile(name, flag, perm)
-				return f, err
+				if err := precheck(file); err != nil {
+					file.Close()
+					return nil, err
+				}
+				*f = file
+				return file, nil
 			},
 		}
 		db, err := bolt.Open(s.path, 0o644, opts)
 		if err != nil {
+			var d *DamageError
 			switch {
+			case errors.As(err, &d):
+				return nil, err
 			case errors.Is(err, berrors.ErrTimeout):
 				return nil, fmt.Errorf("%w: %s held by another process for over %v", ErrBusy, s.path, s.opt.Timeout)
 			case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum),
 				strings.Contains(err.Error(), "invalid database"), strings.Contains(err.Error(), "file size too small"):
-				return nil, fmt.Errorf("%w: %s: %v", ErrNotStore, s.path, err)
+				return nil, &DamageError{Path: s.path, Problem: fmt.Sprintf("not a policyevolve store: %v", err), Err: ErrNotStore}
 			case errors.Is(err, os.ErrNotExist):
 				return nil, fmt.Errorf("store %s: the file is gone (moved or deleted while in use)", s.path)
 			}
 			return nil, fmt.Errorf("open store %s: %w", s.path, err)
 		}
-		locked, err1 := f.Stat()
+		locked, err1 := (*f).Stat()
 		named, err2 := os.Stat(s.path)
 		if err1 == nil && err2 == nil && os.SameFile(locked, named) {
 			return db, nil
@@ -166,6 +241,44 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 	}
 }
 
+// withDB opens the store's file with bbolt for fn and closes it. When
+// bbolt panics (on damaged pages; see guarded), the DB is closed all the
+// same — its mapping of the file holds the file's lock — but without
+// waiting more than a few seconds, in case the panic left one of bbolt's
+// own locks held; the file is closed in any case.
+func (s *Store) withDB(readOnly bool, fn func(*bolt.DB) error) (err error) {
+	var f *os.File
+	var db *bolt.DB
+	defer func() {
+		if r := recover(); r != nil {
+			if db != nil {
+				closed := make(chan struct{})
+				go func() {
+					db.Close()
+					close(closed)
+				}()
+				select {
+				case <-closed:
+				case <-time.After(5 * time.Second):
+				}
+			}
+			if f != nil {
+				f.Close()
+			}
+			panic(r)
+		}
+	}()
+	db, err = s.open(readOnly, &f)
+	if err != nil {
+		return err
+	}
+	err = fn(db)
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close store: %w", cerr)
+	}
+	return err
+}
+
 // Tx is one transaction. Its methods copy data out: nothing they return
 // refers to the transaction's memory.
 type Tx struct {
@@ -177,7 +290,10 @@ func (s *Store) View(fn func(*Tx) error) error {
 	return s.view(func(b *bolt.Tx) error {
 		// Another process may have migrated or replaced the store since
 		// Open: check every time (one Get).
-		if err := checkSchema(b, false); err != nil {
+		if err := checkSchema(b, true, false); err != nil {
+			return err
+		}
+		if err := checkBuckets(b); err != nil {
 			return err
 		}
 		return fn(&Tx{b})
@@ -188,11 +304,26 @@ func (s *Store) View(fn func(*Tx) error) error {
 // Keep fn short: never run an evaluation or an LLM call inside it.
 func (s *Store) Update(fn func(*Tx) error) error {
 	return s.update(func(b *bolt.Tx) error {
-		if err := checkSchema(b, false); err != nil {
+		if err := checkSchema(b, false, false); err != nil {
+			return err
+		}
+		if err := checkBuckets(b); err != nil {
 			return err
 		}
 		return fn(&Tx{b})
 	})
+}
+
+// checkBuckets makes sure the buckets of schema 1 are there (those added
+// later may be missing from a store opened read-only): without them the
+// store is damaged.
+func checkBuckets(tx *bolt.Tx) error {
+	for _, name := range allBuckets[:schema1Buckets] {
+		if tx.Bucket(name) == nil {
+			return damaged("the %s bucket is missing", name)
+		}
+	}
+	return nil
 }
 
 // Busy is the time this Store's transactions have taken so far, waits
@@ -205,21 +336,32 @@ func (s *Store) timed() func() {
 	return func() { s.busy.Add(int64(time.Since(t))) }
 }
 
-func (s *Store) view(fn func(*bolt.Tx) error) error {
-	defer s.timed()()
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	leave, err := s.enter(false)
+// locked runs fn holding the store: this process's mutex and the lock
+// between processes (see enter), shared for a reader, exclusive for a
+// writer.
+func (s *Store) locked(exclusive bool, fn func() error) error {
+	if exclusive {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	} else {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+	}
+	leave, err := s.enter(exclusive)
 	if err != nil {
 		return err
 	}
 	defer leave()
-	db, err := s.open(true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return db.View(fn)
+	return fn()
+}
+
+func (s *Store) view(fn func(*bolt.Tx) error) error {
+	defer s.timed()()
+	return s.locked(false, func() error {
+		return s.guarded(func() error {
+			return s.withDB(true, func(db *bolt.DB) error { return db.View(fn) })
+		})
+	})
 }
 
 func (s *Store) update(fn func(*bolt.Tx) error) error {
@@ -227,22 +369,52 @@ func (s *Store) update(fn func(*bolt.Tx) error) error {
 		return fmt.Errorf("store %s is open read-only", s.path)
 	}
 	defer s.timed()()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	leave, err := s.enter(true)
+	return s.locked(true, func() error {
+		return s.guarded(func() error {
+			return s.withDB(false, func(db *bolt.DB) error { return db.Update(fn) })
+		})
+	})
+}
+
+// create makes a new store at the store's path, whole or not at all: it
+// is written beside it, then renamed into place, so that a process killed
+// while creating it leaves no empty or half-made store behind. Another
+// process that created the store meanwhile wins.
+func (s *Store) create() error {
+	return s.locked(true, s.createLocked)
+}
+
+func (s *Store) createLocked() error {
+	if _, err := os.Stat(s.path); err == nil {
+		return nil
+	}
+	tmp := s.path + ".new" // ours alone while we hold the lock
+	os.Remove(tmp)
+	db, err := bolt.Open(tmp, 0o644, &bolt.Options{Timeout: s.opt.Timeout})
 	if err != nil {
-		return err
+		return fmt.Errorf("create store %s: %w", s.path, err)
 	}
-	defer leave()
-	db, err := s.open(false)
+	err = db.Update(initSchema)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, s.path)
+	}
 	if err != nil {
-		return err
+		os.Remove(tmp)
+		return fmt.Errorf("create store %s: %w", s.path, err)
 	}
-	err = db.Update(fn)
-	if cerr := db.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("close store: %w", cerr)
+	syncDir(s.path)
+	return nil
+}
+
+// syncDir makes a rename in path's folder durable.
+func syncDir(path string) {
+	if dir, err := os.Open(filepath.Dir(path)); err == nil {
+		dir.Sync()
+		dir.Close()
 	}
-	return err
 }
 
 func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
@@ -273,7 +445,7 @@ func initSchema(tx *bolt.Tx) error {
 		}
 		return meta.Put(kSchema, u64(SchemaVersion))
 	}
-	if err := checkSchema(tx, true); err != nil {
+	if err := checkSchema(tx, true, true); err != nil {
 		return err
 	}
 	v := binary.BigEndian.Uint64(meta.Get(kSchema))
@@ -299,7 +471,7 @@ func initSchema(tx *bolt.Tx) error {
 // its first commit); it refuses a bbolt database of anything else.
 func identify(tx *bolt.Tx, canMigrate bool) error {
 	if tx.Bucket(bMeta) != nil {
-		return checkSchema(tx, canMigrate)
+		return checkSchema(tx, true, canMigrate)
 	}
 	var names []string
 	tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
@@ -317,8 +489,8 @@ func identify(tx *bolt.Tx, canMigrate bool) error {
 }
 
 // checkSchema verifies the store's identity and version. Older versions are
-// fine when the caller can migrate.
-func checkSchema(tx *bolt.Tx, canMigrate bool) error {
+// fine for a reader (older) and for a writer that migrates them.
+func checkSchema(tx *bolt.Tx, older, canMigrate bool) error {
 	meta := tx.Bucket(bMeta)
 	if meta == nil || string(meta.Get(kApp)) != string(appName) {
 		return fmt.Errorf("%w: no policyevolve metadata", ErrNotStore)
@@ -332,7 +504,7 @@ func checkSchema(tx *bolt.Tx, canMigrate bool) error {
 	case v > SchemaVersion:
 		return fmt.Errorf("%w: the store has schema %d, this policyevolve knows %d; use a newer policyevolve",
 			ErrNewerSchema, v, SchemaVersion)
-	case v < SchemaVersion && !canMigrate:
+	case v < SchemaVersion && !older && !canMigrate:
 		return fmt.Errorf("store schema %d needs migrating to %d: open it once with a writing command", v, SchemaVersion)
 	}
 	return nil

@@ -620,3 +620,52 @@ func TestCrashSafety(t *testing.T) {
 	}
 	t.Logf("%d committed records survived 8 kills", len(committed))
 }
+
+// TestOpenRefusesADirectory: a directory named as the store is refused,
+// read-only or not, and nothing is created beside it.
+func TestOpenRefusesADirectory(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "runs")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, ro := range []bool{false, true} {
+		_, err := Open(dir, Options{ReadOnly: ro})
+		if !errors.Is(err, ErrNotStore) || !strings.Contains(err.Error(), dir+" is a directory") {
+			t.Errorf("read-only %v: %v", ro, err)
+		}
+	}
+	entries, _ := os.ReadDir(parent)
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("beside the directory: %v", names)
+	}
+}
+
+// TestOriginDescribe: one phrase per origin; a local round's improve is a
+// refine, with its round.
+func TestOriginDescribe(t *testing.T) {
+	for _, c := range []struct {
+		o             Origin
+		describe, how string
+	}{
+		{Origin{Run: "run-1", Iteration: 0, Sample: 1, Operator: "init", Planner: "grammar"},
+			"init by grammar in run-1 iteration 0", "init by grammar"},
+		{Origin{Run: "run-1", Iteration: 2, Sample: 1 + 2*LocalRoundStride, Operator: "improve", Planner: "grammar", Parents: []string{"854f4141aaaa"}},
+			"refine (local round 2) by grammar in run-1 iteration 2 from 854f4141", "refine (local round 2) by grammar from 854f4141"},
+		{Origin{Run: "run-1", Iteration: 2, Sample: 3, Operator: "improve", Planner: "grammar", Parents: []string{"854f4141aaaa"}},
+			"improve by grammar in run-1 iteration 2 from 854f4141", "improve by grammar from 854f4141"},
+		{Origin{Operator: "import", Planner: "human"}, "import by human", "import by human"},
+		{Origin{}, "unknown", "unknown"},
+	} {
+		if got := c.o.Describe(8); got != c.describe {
+			t.Errorf("Describe(%+v) = %q, want %q", c.o, got, c.describe)
+		}
+		if got := c.o.How(8); got != c.how {
+			t.Errorf("How(%+v) = %q, want %q", c.o, got, c.how)
+		}
+	}
+}

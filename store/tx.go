@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -33,7 +34,7 @@ func get(b *bolt.Bucket, key []byte, v any) error {
 		return ErrNotFound
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("corrupt record %q: %w", key, err)
+		return damaged("record %q does not decode: %v", key, err)
 	}
 	return nil
 }
@@ -48,13 +49,19 @@ func each[T any](b *bolt.Bucket, prefix []byte, fn func(k []byte, v *T) error) e
 		}
 		v := new(T)
 		if err := json.Unmarshal(data, v); err != nil {
-			return fmt.Errorf("corrupt record %q: %w", k, err)
+			return damaged("record %q does not decode: %v", k, err)
 		}
 		if err := fn(k, v); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Schema is the store's schema version (SchemaVersion, or older for a
+// store opened read-only before its migration).
+func (tx *Tx) Schema() uint64 {
+	return binary.BigEndian.Uint64(tx.b.Bucket(bMeta).Get(kSchema))
 }
 
 // ---- policies
@@ -188,7 +195,11 @@ func (tx *Tx) PutMatch(m *Match) error {
 	if m.Created.IsZero() {
 		m.Created = time.Now().UTC()
 	}
-	return put(tx.b.Bucket(bMatches), matchKey(m.A, m.B, m.Env, m.Seed), m)
+	key := matchKey(m.A, m.B, m.Env, m.Seed)
+	if err := put(tx.b.Bucket(bMatches), key, m); err != nil {
+		return err
+	}
+	return logMatch(tx.b.Bucket(bMatchLog), key)
 }
 
 // Match returns the match of A against B on env and seed, or ErrNotFound.
@@ -280,6 +291,12 @@ func (tx *Tx) Pools() ([]string, error) {
 	})
 	sort.Strings(out)
 	return out, err
+}
+
+// InPool says whether a policy is a member of a pool.
+func (tx *Tx) InPool(pool, policy string) bool {
+	b, _ := nested(tx.b, bPools, pool, false)
+	return b != nil && b.Get([]byte(policy)) != nil
 }
 
 // PoolsOf returns the pools a policy belongs to.
@@ -408,12 +425,28 @@ func (tx *Tx) AddCritique(c *Critique) error {
 	if c.Created.IsZero() {
 		c.Created = time.Now().UTC()
 	}
-	return appendSeq(tx.b.Bucket(bCritiques), func(n uint64) { c.ID = n }, c)
+	if err := appendSeq(tx.b.Bucket(bCritiques), func(n uint64) { c.ID = n }, c); err != nil {
+		return err
+	}
+	return tx.b.Bucket(bCritiqueIndex).Put(critiqueIndexKey(c.Policy, c.ID), nil)
 }
 
-// Critiques returns every critique of a policy ("" for all).
+// Critiques returns every critique of a policy ("" for all), in the order
+// they were added.
 func (tx *Tx) Critiques(policy string) ([]Critique, error) {
 	var out []Critique
+	if index := tx.b.Bucket(bCritiqueIndex); index != nil && policy != "" {
+		prefix := []byte(policy + "\x00")
+		c := index.Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			var r Critique
+			if err := get(tx.b.Bucket(bCritiques), k[len(prefix):], &r); err != nil {
+				return nil, fmt.Errorf("critique %x of %.12s: %w", k[len(prefix):], policy, err)
+			}
+			out = append(out, r)
+		}
+		return out, nil
+	}
 	err := each(tx.b.Bucket(bCritiques), nil, func(_ []byte, c *Critique) error {
 		if policy == "" || c.Policy == policy {
 			out = append(out, *c)
@@ -476,6 +509,27 @@ func (tx *Tx) LLMCall(id uint64) (*LLMCall, error) {
 	return c, nil
 }
 
+// LLMCallsSince calls fn with each LLM call whose id is above after, in
+// the order of their ids (the order they were recorded in), and returns
+// the largest id read (after, when there is none).
+func (tx *Tx) LLMCallsSince(after uint64, fn func(c *LLMCall) error) (uint64, error) {
+	last := after
+	c := tx.b.Bucket(bLLMCalls).Cursor()
+	for k, data := c.Seek(u64(after + 1)); k != nil; k, data = c.Next() {
+		call := &LLMCall{}
+		if err := json.Unmarshal(data, call); err != nil {
+			return last, damaged("record %q does not decode: %v", k, err)
+		}
+		if len(k) == 8 {
+			last = binary.BigEndian.Uint64(k)
+		}
+		if err := fn(call); err != nil {
+			return last, err
+		}
+	}
+	return last, nil
+}
+
 // LLMCalls returns every LLM call of a run ("" for all).
 func (tx *Tx) LLMCalls(run string) ([]LLMCall, error) {
 	var out []LLMCall
@@ -517,17 +571,25 @@ func (tx *Tx) Iteration(run string, index int) (*Iteration, error) {
 }
 
 // Iterations returns a run's iterations in order.
-func (tx *Tx) Iterations(run string) ([]Iteration, error) {
+func (tx *Tx) Iterations(run string) ([]Iteration, error) { return tx.IterationsFrom(run, 0) }
+
+// IterationsFrom returns a run's iterations from index from on, in order.
+func (tx *Tx) IterationsFrom(run string, from int) ([]Iteration, error) {
 	b := tx.b.Bucket(bIterations)
 	if b == nil {
 		return nil, nil
 	}
 	var out []Iteration
-	err := each(b, []byte(run+"\x00"), func(_ []byte, it *Iteration) error {
-		out = append(out, *it)
-		return nil
-	})
-	return out, err
+	prefix, start := []byte(run+"\x00"), iterationKey(run, from)
+	c := b.Cursor()
+	for k, data := c.Seek(start); k != nil && bytes.HasPrefix(k, prefix); k, data = c.Next() {
+		it := Iteration{}
+		if err := json.Unmarshal(data, &it); err != nil {
+			return nil, damaged("record %q does not decode: %v", k, err)
+		}
+		out = append(out, it)
+	}
+	return out, nil
 }
 
 func admissionKey(policy, game string) []byte { return []byte(policy + "\x00" + game) }

@@ -38,8 +38,18 @@ func usagef(format string, args ...any) error {
 // and the tables a config file may hold besides flags (see table).
 type flagSet struct {
 	*flag.FlagSet
-	help   func()
+	help func()
+	// tables are the config file's tables that are no flags (see table).
 	tables map[string]func(map[string]any) error
+	// aliases maps an old spelling of a flag to its name (alias).
+	aliases map[string]string
+	// ruled: the flags' rules are applied (applyRules); failed is the
+	// last value a rule refused.
+	ruled  bool
+	failed error
+	// collect, when set, receives the flag set instead of parsing it: how
+	// completion and the tests learn a command's flags (see flagSetsOf).
+	collect *flagCollector
 }
 
 // flagGiven reports whether the flag name was given, on the command line
@@ -76,16 +86,24 @@ func listCommands(w io.Writer, cmds map[string]command) {
 // newFlagSet returns a FlagSet that reports errors through parseFlags
 // instead of printing them, and prints its help to stdout on --help.
 func newFlagSet(name, synopsis, description string, stdout io.Writer) *flagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs := &flagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), aliases: map[string]string{}}
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {} // parse errors become one-line usage errors instead
-	help := func() {
-		fmt.Fprintf(stdout, "Usage: policyevolve %s %s\n\n%s\n\nFlags:\n", name, synopsis, strings.TrimSpace(description))
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+	fs.help = func() {
+		fmt.Fprintf(stdout, "Usage: %s %s %s\n\n%s\n\nFlags:\n", self(), name, synopsis, strings.TrimSpace(description))
+		fs.printFlags(stdout)
 	}
-	return &flagSet{FlagSet: fs, help: help}
+	if c, ok := stdout.(*flagCollector); ok {
+		fs.collect = c
+	}
+	return fs
+}
+
+// alias registers old as another spelling of the flag name (registered
+// already): both set the same value; help lists old as an alias.
+func (fs *flagSet) alias(old, name string) {
+	fs.Var(fs.Lookup(name).Value, old, "alias of --"+name)
+	fs.aliases[old] = name
 }
 
 // oneArg parses flags around exactly one positional argument, what it
@@ -126,12 +144,21 @@ func parseInterspersed(fs *flagSet, args []string) ([]string, error) {
 // --help prints the help and returns flag.ErrHelp. Positional arguments
 // are refused unless allowed.
 func parseFlags(fs *flagSet, args []string, positional bool) error {
+	fs.applyRules()
+	if fs.collect != nil {
+		fs.collect.add(fs)
+		return flag.ErrHelp
+	}
+	fs.failed = nil
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.help()
 			return err
 		}
-		return &usageError{msg: err.Error()}
+		if fs.failed != nil {
+			return &usageError{msg: fs.failed.Error()}
+		}
+		return &usageError{msg: fs.flagError(err)}
 	}
 	if !positional && fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
@@ -144,7 +171,7 @@ func parseFlags(fs *flagSet, args []string, positional bool) error {
 // subcommand.
 func runGroup(ctx context.Context, group, about string, cmds map[string]command, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(stdout, "Usage: policyevolve %s SUBCOMMAND [flags]\n\n%s\n\n", group, about)
+		fmt.Fprintf(stdout, "Usage: %s %s SUBCOMMAND [flags]\n\n%s\n\n", self(), group, about)
 		listCommands(stdout, cmds)
 		if len(args) == 0 {
 			return usagef("missing subcommand")
@@ -153,7 +180,7 @@ func runGroup(ctx context.Context, group, about string, cmds map[string]command,
 	}
 	sub, ok := cmds[args[0]]
 	if !ok {
-		return usagef("unknown subcommand %q", args[0])
+		return usagef("unknown subcommand %q%s", args[0], didYouMean(args[0], mapKeys(cmds), ""))
 	}
 	err := sub.run(ctx, args[1:], stdout, stderr)
 	if ue, ok := err.(*usageError); ok && ue.cmd == "" {

@@ -12,6 +12,7 @@ import (
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/experiment"
 	"policyevolve/evolve/planner"
+	"policyevolve/internal/outfile"
 	"policyevolve/pool"
 )
 
@@ -93,9 +94,11 @@ planner calls, LLM calls, tokens, cost and wall time — as Markdown, then
 each searching method's best-so-far curve (the best self-play efficiency
 among the policies its first N planner calls wrote, mean over runs) and,
 with --held-out 100-129, every champion replayed in self-play on seeds no
-search saw. It writes the report to PREFIX.csv and PREFIX.json with the
-runs' ids. The runs (and the Q-learner's trainings) are stored: compare
-again with the same flags reuses (or resumes) them.`
+search saw; -o PREFIX also writes it to PREFIX.csv and PREFIX.json with
+the runs' ids (no file is written without -o: the table is stored with
+the runs, and "report CMP_ID" draws it). The runs (and the Q-learner's
+trainings) are stored: compare again with the same flags reuses (or
+resumes) them.`
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return compareCommand(ctx, "compare", compareDoc, "", args, stdout, stderr)
@@ -115,11 +118,7 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	fs.Float64Var(&o.robustMargin, "robust-margin", 0, fmt.Sprintf("--objective robust: the share of the residents' per-agent return a lone invader may gain (default %g)", pool.DefaultRobustMargin))
 	fs.IntVar(&o.budget, "budget", 12, "planner calls per run")
 	fs.IntVar(&o.runs, "runs", 3, "runs per method")
-	fs.Func("seed", "seed of the first run (default 1)", func(s string) error {
-		_, err := fmt.Sscan(s, &o.seed)
-		return err
-	})
-	o.seed = 1
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the first run")
 	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds")
 	fs.StringVar(&o.matchSeeds, "match-seeds", "0", "match seeds (candidates' matches and the league)")
 	fs.StringVar(&o.heldOut, "held-out", "", "also replay each champion in self-play on these seeds, which no search sees (e.g. 100-129): a held-out table")
@@ -139,7 +138,7 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	fs.StringVar(&o.suite, "suite", suite, "paper: the paper's Table 1 rows — zero-shot, chain sparse, dense, raw and critic, population, GEPA, Q-learner, baselines")
 	fs.StringVar(&o.gepaFeedback, "gepa-feedback", "sparse", "feedback levels of GEPA's reflections, a row each: sparse (the paper's), dense, critic; none: no GEPA row")
 	fs.IntVar(&o.qlearnEpisodes, "qlearn-episodes", qlearn.DefaultEpisodes, "training episodes of the Q-learner row (0: no qlearn row)")
-	fs.StringVar(&o.out, "o", "compare", "write the report to PREFIX.csv and PREFIX.json")
+	fs.StringVar(&o.out, "o", "", "also write the report to PREFIX.csv and PREFIX.json (default: no files)")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON instead of Markdown")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
@@ -148,17 +147,8 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 }
 
 func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer) error {
-	if o.budget < 1 || o.runs < 1 {
-		return usagef("--budget and --runs must be at least 1")
-	}
 	if o.robustMargin != 0 && o.objective != pool.Robust {
 		return usagef("--robust-margin is the margin of --objective robust")
-	}
-	if o.robustMargin < 0 {
-		return usagef("--robust-margin must not be negative")
-	}
-	if o.qlearnEpisodes < 0 {
-		return usagef("--qlearn-episodes must not be negative (got %d)", o.qlearnEpisodes)
 	}
 	switch o.suite {
 	case "":
@@ -239,6 +229,16 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 			planners = append(planners, "llm:"+spec)
 		}
 	}
+	if o.out != "" {
+		// Checked now, not after hours of runs.
+		for _, ext := range []string{".csv", ".json"} {
+			f, err := outfile.Create(o.out + ext)
+			if err != nil {
+				return usagef("-o: %v", err)
+			}
+			f.Discard()
+		}
+	}
 	if x.Store, err = o.storeOptions.open(createStore); err != nil {
 		return err
 	}
@@ -255,18 +255,31 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	x.Planner = func(cfg evolve.JobConfig) evolve.PlannerFunc {
 		return o.llm.planners(x.Store, &cfg)
 	}
-	x.OnJob = func(j *evolve.Job) func() { return onInterrupt(j.Stop) }
+	// Off a terminal, a line every half minute says where the jobs are.
+	progress := newEvolveProgress(nil, stderr, false)
+	progress.quiet, progress.prefix = true, "compare: "
+	defer progress.heartbeat(progressEvery)()
+	x.OnJob = func(j *evolve.Job) func() {
+		j.Events = progress
+		progress.setActivity(j.Activity)
+		return onInterrupt(j.Stop)
+	}
 	x.TrainProgress = func(episodes int) (func(qlearn.EpisodeStats), func()) {
 		p := newTrainProgress(stderr, episodes)
 		return p.episode, p.finish
 	}
-	x.Log = func(format string, args ...any) { fmt.Fprintf(stderr, "compare: "+format+"\n", args...) }
+	x.Log = func(format string, args ...any) {
+		progress.logf("compare: "+format, args...)
+		progress.setNote(fmt.Sprintf(format, args...))
+	}
 	report, err := x.Run(ctx)
 	if err != nil {
 		return err
 	}
-	if err := report.WriteFiles(o.out); err != nil {
-		return err
+	if o.out != "" {
+		if err := report.WriteFiles(o.out); err != nil {
+			return err
+		}
 	}
 	if o.json {
 		enc := json.NewEncoder(stdout)
@@ -274,7 +287,9 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 		return enc.Encode(report)
 	}
 	report.WriteMarkdown(stdout)
-	fmt.Fprintf(stderr, "compare: wrote %s.csv and %s.json; an HTML report: policyevolve report %s -o %s.html%s\n",
-		o.out, o.out, report.ID, o.out, storeFlag(o.storeOptions))
+	if o.out != "" {
+		fmt.Fprintf(stderr, "compare: wrote %s.csv and %s.json\n", o.out, o.out)
+	}
+	fmt.Fprintf(stderr, "compare: an HTML report: %s report %s -o %s.html%s\n", self(), report.ID, report.ID, storeFlag(o.storeOptions))
 	return nil
 }

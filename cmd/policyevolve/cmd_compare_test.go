@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -125,19 +128,28 @@ func TestCompare(t *testing.T) {
 		t.Errorf("runs by mode %v", modes)
 	}
 
-	// Again: every run and the training are found, nothing is redone.
-	out2, errOut := cli(t, args...)
-	if markdownTable(out2) != markdownTable(out) {
-		t.Errorf("compare again gave another table:\n%s\nfirst:\n%s", markdownTable(out2), markdownTable(out))
+	// Again, without -o, in a folder of its own: every run and the
+	// training are found, nothing is redone, and no file is written.
+	wd := t.TempDir()
+	cmd := exec.Command(os.Args[0], append(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-o" || a == prefix }), "--json")...)
+	cmd.Dir, cmd.Env = wd, append(os.Environ(), envTestMain+"=1")
+	var out2, errOut2 bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out2, &errOut2
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("compare again: %v\n%s", err, errOut2.String())
 	}
-	if strings.Contains(errOut, "training") {
-		t.Errorf("the Q-learner was trained again:\n%s", errOut)
+	var again experiment.Report
+	if err := json.Unmarshal(out2.Bytes(), &again); err != nil {
+		t.Fatal(err)
 	}
-	again, _, _ := readCompareRows(t, prefix)
-	for k := range rep.Rows {
-		if !slices.Equal(rep.Rows[k].Runs, again.Rows[k].Runs) || !slices.Equal(rep.Rows[k].Champions, again.Rows[k].Champions) {
-			t.Errorf("row %s: runs %v then %v", rep.Rows[k].Method, rep.Rows[k].Runs, again.Rows[k].Runs)
-		}
+	if !reflect.DeepEqual(again.Rows, rep.Rows) {
+		t.Errorf("compare again gave another table:\n%+v\nfirst:\n%+v", again.Rows, rep.Rows)
+	}
+	if strings.Contains(errOut2.String(), "training") {
+		t.Errorf("the Q-learner was trained again:\n%s", errOut2.String())
+	}
+	if files, _ := os.ReadDir(wd); len(files) != 0 || strings.Contains(errOut2.String(), "wrote") {
+		t.Errorf("compare without -o wrote %v:\n%s", files, errOut2.String())
 	}
 }
 
@@ -147,8 +159,9 @@ func TestCompareBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--gepa-feedback", "loud"}, `--gepa-feedback: unknown feedback level "loud"`},
-		{[]string{"--qlearn-episodes", "-1"}, "--qlearn-episodes must not be negative"},
-		{[]string{"--budget", "0"}, "--budget and --runs must be at least 1"},
+		{[]string{"--qlearn-episodes", "-1"}, "--qlearn-episodes -1: out of range; want an integer from 0 to 1000000"},
+		{[]string{"--budget", "0"}, "--budget 0: out of range; want an integer from 1 to 100000"},
+		{[]string{"-o", "/nonexistent/dir/table"}, "-o: create /nonexistent/dir/table.csv: no such file or directory"},
 	} {
 		code, _, errOut := runCLI(t, t.Context(), append([]string{"compare", "--store", filepath.Join(t.TempDir(), "x.db")}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {

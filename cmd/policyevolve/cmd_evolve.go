@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -88,12 +87,7 @@ worker") fed by a NATS JetStream queue: --nats embedded runs the server in
 this process; the results are those of a local run.`, stdout)
 	o.envOptions.register(fs)
 	fs.StringVar(&o.cfg.Mode, "mode", evolve.ModePopulation, "search mode: population, chain or gepa")
-	fs.Func("seed", "run seed: every random choice derives from it (default 1)", func(s string) error {
-		v, err := strconv.ParseUint(s, 10, 64)
-		o.cfg.Seed = v
-		return err
-	})
-	o.cfg.Seed = 1
+	fs.Uint64Var(&o.cfg.Seed, "seed", 1, "run seed: every random choice derives from it")
 	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds: N, A-B or a comma-separated list")
 	fs.StringVar(&o.matchSeeds, "match-seeds", "0", "seeds of each candidate's matches")
 	fs.IntVar(&o.cfg.Iterations, "iterations", 0, fmt.Sprintf("population iterations (default %d), or chain refinements / gepa reflections K (default %d)",
@@ -258,6 +252,8 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		return &critic.LLM{Model: planner.CriticModel{Client: client}, Name: client.Name()}, nil
 	}
 	job.Events = progress
+	progress.setActivity(job.Activity)
+	defer progress.heartbeat(progressEvery)()
 	release := onInterrupt(func() {
 		fmt.Fprintln(stderr, "\npolicyevolve evolve: stopping at the next safe point (Ctrl-C again to abandon the step in flight)")
 		job.Stop()
@@ -265,9 +261,20 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	defer release()
 	run, err := job.Run(ctx)
 	progress.close()
+	if errors.Is(err, evolve.ErrRunDone) {
+		// Nothing to resume: say so, and show the run as it ended.
+		if err := s.View(func(tx *store.Tx) (err error) {
+			run, err = tx.Run(o.resume)
+			return err
+		}); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "policyevolve evolve: %s is done already (%s): nothing to resume\n", run.ID, evolve.IterationsDone(run.Iterations))
+		return printRunSummary(stdout, s, run, nil, o.json, storeFlag(o.storeOptions))
+	}
 	if err != nil {
 		if run != nil && errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "policyevolve evolve: abandoned; resume with: policyevolve evolve --resume %s%s\n", run.ID, storeFlag(o.storeOptions))
+			fmt.Fprintf(stderr, "policyevolve evolve: abandoned; resume with: %s evolve --resume %s%s\n", self(), run.ID, storeFlag(o.storeOptions))
 		}
 		return err
 	}
@@ -351,11 +358,11 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 	}
 	fmt.Fprintf(w, "\nrun %s: %s", run.ID, run.Status)
 	if run.StopReason != "" {
-		fmt.Fprintf(w, " (%s)", run.StopReason)
+		fmt.Fprintf(w, ": %s", run.StopReason)
 	}
-	fmt.Fprintf(w, " after %d iteration(s); %d planner calls, %d LLM calls, %s, %d episodes, %s\n",
-		run.Iterations, run.Usage.Proposals, run.Usage.LLMCalls, costWords(run.Usage), run.Usage.Episodes,
-		(time.Duration(run.Usage.WallSeconds) * time.Second).String())
+	fmt.Fprintf(w, " — %s (%d of %d); %d planner calls, %d LLM calls, %s, %d episodes, %s\n",
+		evolve.IterationsDone(run.Iterations), run.Iterations, cfg.TotalIterations(), run.Usage.Proposals, run.Usage.LLMCalls,
+		costWords(run.Usage), run.Usage.Episodes, (time.Duration(run.Usage.WallSeconds) * time.Second).String())
 	if prof != nil && prof.Total() > 0 {
 		fmt.Fprintf(w, "time in this process, summed over workers: %s\n", prof)
 	}
@@ -375,13 +382,14 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 		}
 	}
 	fmt.Fprintln(w, "\nlook further:")
-	fmt.Fprintf(w, "  policyevolve runs show %s%s\n", run.ID, storeArg)
+	fmt.Fprintf(w, "  %s runs show %s%s\n", self(), run.ID, storeArg)
 	if run.Champion != "" {
-		fmt.Fprintf(w, "  policyevolve pool show %.12s%s\n", run.Champion, storeArg)
+		fmt.Fprintf(w, "  %s pool show %.12s%s\n", self(), run.Champion, storeArg)
 	}
-	fmt.Fprintf(w, "  policyevolve pool ls --game %s%s\n", cfg.Game, storeArg)
-	if run.Status == store.StatusStopped {
-		fmt.Fprintf(w, "  policyevolve evolve --resume %s%s    # carry on\n", run.ID, storeArg)
+	fmt.Fprintf(w, "  %s pool ls --game %s%s\n", self(), cfg.Game, storeArg)
+	fmt.Fprintf(w, "  %s report %s -o %s.html%s\n", self(), run.ID, run.ID, storeArg)
+	if run.Status == store.StatusStopped && !evolve.StoppedByBudget(run) {
+		fmt.Fprintf(w, "  %s evolve --resume %s%s    # carry on\n", self(), run.ID, storeArg)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -238,8 +239,37 @@ func TestEvolveConfigFileAndRuns(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("game = \"gathering\"\nmap = \"small\"\nagents = 4\nsteps = 100\niterations = 2\ncandidates = 1\nlocal-rounds = 0\nseed = 11\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, run := evolveEvents(t, "--store", db, "--config", cfg, "--iterations", "1")
+	_, run := evolveEvents(t, "--store", db, "--config", cfg, "--iterations", "1", "--candidates", "2", "--local-rounds", "2")
 	out, _ := cli(t, "runs", "show", run.ID, "--store", db)
+	// Each candidate's policy is described alike by runs show, pool show
+	// and the report (a local round's version as a refine).
+	s, err := store.Open(db, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refined := 0
+	for _, c := range iterations(t, db, run.ID)[0].Candidates {
+		var p *store.Policy
+		if err := s.View(func(tx *store.Tx) (err error) { p, err = tx.Policy(c.Policy); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if p.Origin.Operation() == "refine" {
+			refined++
+		}
+		if !strings.Contains(out, fmt.Sprintf("  %d  %s  %s", c.Sample, p.Origin.How(8), c.Status)) {
+			t.Errorf("runs show does not describe candidate %d as %q:\n%s", c.Sample, p.Origin.How(8), out)
+		}
+		if show, _ := cli(t, "pool", "show", c.Policy, "--store", db); !strings.Contains(show, "origin   "+p.Origin.Describe(12)+"\n") {
+			t.Errorf("pool show does not describe %.12s as %q:\n%s", c.Policy, p.Origin.Describe(12), show)
+		}
+	}
+	html := filepath.Join(dir, "r.html")
+	cli(t, "report", run.ID, "-o", html, "--store", db, "--no-replay")
+	page, _ := os.ReadFile(html)
+	if refined > 0 && !strings.Contains(string(page), "refine (local round") {
+		t.Errorf("the report does not call a local round's version a refine")
+	}
+	t.Logf("%d of the candidates are local rounds' versions", refined)
 	for _, want := range []string{"run " + run.ID + ": done", `"game": "gathering"`, `"agents": 4`, `"iterations": 1`, `"seed": 11`, "iteration 0", "champion"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("runs show lacks %q:\n%s", want, out)

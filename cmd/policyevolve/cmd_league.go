@@ -41,7 +41,8 @@ matches, and whose group does best.`, stdout)
 	eo.register(fs)
 	sbo.register(fs)
 	objectiveFlag(fs, &objective, "whose global pool to play, and the order of the table (default welfare)")
-	fs.StringVar(&seeds, "seeds", "0", "match seeds")
+	fs.StringVar(&seeds, "match-seeds", "0", "match seeds")
+	fs.alias("seeds", "match-seeds")
 	fs.StringVar(&evalSeeds, "eval-seeds", "0-4", "self-play seeds of the welfare score (evaluations already stored are reused)")
 	fs.BoolVar(&asJSON, "json", false, "print JSON")
 	if err := parseFlags(fs, args, false); err != nil {
@@ -53,6 +54,7 @@ matches, and whose group does best.`, stdout)
 	}
 	defer arena.Close()
 	arena.Objective = objective
+	defer watchArena(arena, "league", "a round robin of "+arena.GlobalPool(), stderr)()
 	if err := arena.EnsureBaselines(ctx); err != nil {
 		return err
 	}

@@ -20,7 +20,8 @@ changed: rating happens in pools.`, stdout)
 	so.register(fs)
 	eo.register(fs)
 	sbo.register(fs)
-	fs.StringVar(&seeds, "seeds", "0-4", "match seeds")
+	fs.StringVar(&seeds, "match-seeds", "0-4", "match seeds")
+	fs.alias("seeds", "match-seeds")
 	pos, err := policyArgs(fs, args, 2)
 	if err != nil {
 		return err
@@ -30,6 +31,7 @@ changed: rating happens in pools.`, stdout)
 		return err
 	}
 	defer arena.Close()
+	defer watchArena(arena, "match", "playing the match", stderr)()
 	a, err := resolve(arena.Store, pos[0])
 	if err != nil {
 		return err

@@ -85,7 +85,9 @@ type playReport struct {
 	Policy   string        `json:"policy"`
 	Steps    int           `json:"steps"`
 	Episodes []playEpisode `json:"episodes"`
-	Mean     playEpisode   `json:"mean"`
+	// Mean is over the episodes that did not fail; none when all failed
+	// (each failed episode carries its error).
+	Mean *playEpisode `json:"mean,omitempty"`
 }
 
 type playEpisode struct {
@@ -97,7 +99,7 @@ type playEpisode struct {
 }
 
 func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error {
-	env, m, err := o.env("--steps")
+	env, m, err := o.env()
 	if err != nil {
 		return err
 	}
@@ -141,7 +143,7 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 	}
 	header := traceHeader{Game: env.Game().String(), Map: o.mapArg, MapText: m.Text, Agents: o.agents, Steps: o.steps, Policy: o.policy}
 	rep := playReport{Game: env.Game().String(), Map: o.mapArg, Agents: o.agents, Policy: o.policy, Steps: o.steps}
-	rep.Mean.Returns = make([]float64, o.agents)
+	mean := playEpisode{Returns: make([]float64, o.agents)}
 	var failed []uint64
 	for _, seed := range seeds {
 		// Source policies run with the state-hash check on.
@@ -182,23 +184,25 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 			return fmt.Errorf("seed %d: %w", seed, err)
 		}
 		rep.Episodes = append(rep.Episodes, playEpisode{Seed: &s, Metrics: res.Metrics, Returns: res.Returns})
-		mm := &rep.Mean.Metrics
+		mm := &mean.Metrics
 		mm.Efficiency += res.Metrics.Efficiency
 		mm.Equality += res.Metrics.Equality
 		mm.Sustainability += res.Metrics.Sustainability
 		mm.Peace += res.Metrics.Peace
 		for i, r := range res.Returns {
-			rep.Mean.Returns[i] += r
+			mean.Returns[i] += r
 		}
 	}
-	k := float64(len(seeds) - len(failed))
-	mm := &rep.Mean.Metrics
-	mm.Efficiency /= k
-	mm.Equality /= k
-	mm.Sustainability /= k
-	mm.Peace /= k
-	for i := range rep.Mean.Returns {
-		rep.Mean.Returns[i] /= k
+	if k := float64(len(seeds) - len(failed)); k > 0 {
+		mm := &mean.Metrics
+		mm.Efficiency /= k
+		mm.Equality /= k
+		mm.Sustainability /= k
+		mm.Peace /= k
+		for i := range mean.Returns {
+			mean.Returns[i] /= k
+		}
+		rep.Mean = &mean
 	}
 
 	if trace != nil {
@@ -247,8 +251,8 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 		}
 		row(fmt.Sprint(*e.Seed), e, "%g")
 	}
-	if len(failed) < len(seeds) {
-		row("mean", rep.Mean, "%.1f")
+	if rep.Mean != nil {
+		row("mean", *rep.Mean, "%.1f")
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -256,19 +260,12 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 	return failure
 }
 
-// env checks the flags that choose the environment and builds it;
-// lengthFlag names the flag of the episode length in errors. An empty
-// --map becomes the game's default map.
-func (o *playOptions) env(lengthFlag string) (*envs.Env, *envs.Map, error) {
+// env checks the flags that choose the environment and builds it (their
+// ranges are flagRules'). An empty --map becomes the game's default map.
+func (o *playOptions) env() (*envs.Env, *envs.Map, error) {
 	game, err := ssd.ParseGame(o.game)
 	if err != nil {
 		return nil, nil, usagef("--game: %v", err)
-	}
-	if o.agents < 1 {
-		return nil, nil, usagef("--agents must be at least 1 (got %d)", o.agents)
-	}
-	if o.steps < 1 {
-		return nil, nil, usagef("%s must be at least 1 (got %d)", lengthFlag, o.steps)
 	}
 	if o.mapArg == "" {
 		o.mapArg = envs.DefaultMap(game)

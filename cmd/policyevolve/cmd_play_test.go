@@ -80,14 +80,15 @@ func TestPlayBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--game", "chess"}, `--game: unknown game "chess"`},
-		{[]string{"--agents", "0"}, "--agents must be at least 1"},
-		{[]string{"--agents", "ten"}, `invalid value "ten" for flag -agents`},
-		{[]string{"--steps", "0"}, "--steps must be at least 1"},
-		{[]string{"--seeds", "4-1"}, `--seeds: seed range "4-1" runs backwards`},
+		{[]string{"--agents", "0"}, "--agents 0: out of range; want an integer from 1 to 64"},
+		{[]string{"--agents", "ten"}, "--agents ten: not an integer; want an integer from 1 to 64"},
+		{[]string{"--steps", "0"}, "--steps 0: out of range; want an integer from 1 to 100000"},
+		{[]string{"--seeds", "4-1"}, `--seeds 4-1: seed range "4-1" runs backwards`},
 		{[]string{"--policy", "nice"}, `--policy: unknown policy "nice" (built-in: bfs, coop, exploit, random)`},
 		{[]string{"--map", "nowhere"}, `--map: map "nowhere" is neither a built-in gathering map`},
 		{[]string{"--map", "large", "--game", "cleanup"}, `neither a built-in cleanup map (default, small)`},
-		{[]string{"--frobnicate"}, "flag provided but not defined: -frobnicate"},
+		{[]string{"--frobnicate"}, "unknown flag --frobnicate"},
+		{[]string{"--seds", "3"}, "unknown flag --seds (did you mean --seeds?)"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
 		code, out, errOut := runCLI(t, context.Background(), append([]string{"play"}, c.args...)...)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
+	"policyevolve/internal/outfile"
 	"policyevolve/store"
 )
 
@@ -35,7 +35,7 @@ func cmdPoolExport(ctx context.Context, args []string, stdout, stderr io.Writer)
 		_, err := io.WriteString(stdout, p.Source)
 		return err
 	}
-	if err := os.WriteFile(out, []byte(p.Source), 0o644); err != nil {
+	if err := outfile.WriteFile(out, []byte(p.Source)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %.12s to %s\n", p.ID, out)

@@ -76,6 +76,7 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 	}
 	defer ar.Close()
 	ar.Objective = objective
+	defer watchArena(ar, "pool import", "admitting, evaluating and rating "+pos[0], stderr)()
 	var rep *arena.ImportReport
 	if isTable {
 		rep, err = ar.ImportQTable(ctx, tab, name, rngSeed)

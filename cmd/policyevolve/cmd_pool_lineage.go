@@ -8,6 +8,12 @@ import (
 	"policyevolve/store"
 )
 
+// withoutParents is o without its parents: the tree shows them.
+func withoutParents(o store.Origin) store.Origin {
+	o.Parents = nil
+	return o
+}
+
 func cmdPoolLineage(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var so storeOptions
 	fs := newFlagSet("pool lineage", "ID [flags]", "Show a policy's ancestry: its parents, their parents, and so on, as a tree.", stdout)
@@ -44,7 +50,7 @@ func cmdPoolLineage(ctx context.Context, args []string, stdout, stderr io.Writer
 			if p.Name != "" {
 				label += " " + p.Name
 			}
-			fmt.Fprintf(stdout, "%s%s%s  [%s]\n", prefix, branch, label, describeOrigin(store.Origin{Operator: p.Origin.Operator, Planner: p.Origin.Planner, Run: p.Origin.Run, Iteration: p.Origin.Iteration}))
+			fmt.Fprintf(stdout, "%s%s%s  [%s]\n", prefix, branch, label, withoutParents(p.Origin).Describe(12))
 			if seen[id] {
 				return nil
 			}

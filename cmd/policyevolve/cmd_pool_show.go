@@ -36,7 +36,7 @@ metrics, and every match it played.`, stdout)
 			fmt.Fprintf(stdout, "name     %s\n", p.Name)
 		}
 		fmt.Fprintf(stdout, "created  %s\n", p.Created.Format("2006-01-02 15:04:05 UTC"))
-		fmt.Fprintf(stdout, "origin   %s\n", describeOrigin(p.Origin))
+		fmt.Fprintf(stdout, "origin   %s\n", p.Origin.Describe(12))
 		pools, _ := tx.PoolsOf(id)
 		for _, pl := range pools {
 			r, err := tx.Rating(pl, id)

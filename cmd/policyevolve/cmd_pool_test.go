@@ -289,6 +289,20 @@ func TestPoolCommandsNeedAStore(t *testing.T) {
 	if !strings.Contains(errOut, "(see policyevolve pool show --help)") {
 		t.Errorf("usage hint: %q", errOut)
 	}
+	// A directory named as the store: a usage error, and nothing beside it.
+	runs := filepath.Join(dir, "runs")
+	os.Mkdir(runs, 0o755)
+	for _, args := range [][]string{{"runs", "ls"}, {"pool", "import", filepath.Join("..", "..", "examples", "policies", "voronoi.go")}, {"evolve", "--iterations", "1"}} {
+		code, _, errOut := runCLI(t, context.Background(), append(args, "--store", runs)...)
+		if code != exitUsage || !strings.Contains(errOut, "--store "+runs+" is a directory") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+	for _, lock := range []string{runs + ".gate", runs + ".lock"} {
+		if _, err := os.Stat(lock); err == nil {
+			t.Errorf("%s was made beside the directory", lock)
+		}
+	}
 }
 
 func TestPoolLsMapFile(t *testing.T) {

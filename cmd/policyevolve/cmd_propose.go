@@ -76,9 +76,6 @@ func runPropose(ctx context.Context, o proposeOptions, stdout, stderr io.Writer)
 	if err != nil {
 		return usagef("--feedback: %v", err)
 	}
-	if o.sample < 0 {
-		return usagef("--sample must not be negative")
-	}
 	if err := o.check(); err != nil {
 		return err
 	}

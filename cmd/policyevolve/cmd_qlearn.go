@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
 	"policyevolve/baselines/qlearn"
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/internal/outfile"
 )
 
 var qlearnCommands = map[string]command{
@@ -74,14 +71,6 @@ func runQLearnTrain(ctx context.Context, o qlearnTrainOptions, stdout, stderr io
 	switch {
 	case o.out == "":
 		return usagef("-o FILE is required")
-	case o.agents < 1:
-		return usagef("--agents must be at least 1 (got %d)", o.agents)
-	case o.episodes < 1:
-		return usagef("--episodes must be at least 1 (got %d)", o.episodes)
-	case o.steps < 1:
-		return usagef("--steps must be at least 1 (got %d)", o.steps)
-	case o.epsDecay < 0:
-		return usagef("--eps-decay must not be negative (got %d)", o.epsDecay)
 	}
 	if o.mapArg == "" {
 		o.mapArg = envs.DefaultMap(game)
@@ -98,16 +87,16 @@ func runQLearnTrain(ctx context.Context, o qlearnTrainOptions, stdout, stderr io
 		params.EpsDecay = o.epsDecay
 	}
 	// Claim the output before training, so that a bad path fails at once.
-	tmp, err := os.CreateTemp(filepath.Dir(o.out), ".qtable-*.json")
+	out, err := outfile.Create(o.out)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the temporary name would only confuse
-		}
-		return usagef("-o %s: %v", o.out, err)
+		return usagef("-o: %v", err)
 	}
-	defer os.Remove(tmp.Name()) // after the rename, a no-op
-	defer tmp.Close()
+	committed := false
+	defer func() {
+		if !committed {
+			out.Discard()
+		}
+	}()
 
 	prog := newTrainProgress(stderr, o.episodes)
 	start := time.Now()
@@ -122,17 +111,12 @@ func runQLearnTrain(ctx context.Context, o qlearnTrainOptions, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", o.out, err)
+	if _, err := out.Write(data); err != nil {
+		return err
 	}
-	if err := tmp.Chmod(0o644); err != nil { // CreateTemp's 0600 suits no table
-		return fmt.Errorf("write %s: %w", o.out, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", o.out, err)
-	}
-	if err := os.Rename(tmp.Name(), o.out); err != nil {
-		return fmt.Errorf("write %s: %w", o.out, err)
+	committed = true
+	if err := out.Commit(); err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "trained %s on %s, %d agents, %d episodes of %d steps from seed %d in %.1fs\n",
 		game, o.mapArg, o.agents, o.episodes, o.steps, o.seed, elapsed.Seconds())

@@ -96,11 +96,11 @@ func TestQLearnBadInput(t *testing.T) {
 	}{
 		{[]string{"qlearn", "train", "--map", "small"}, "-o FILE is required"},
 		{[]string{"qlearn", "train", "--game", "chess", "-o", "x.json"}, `--game: unknown game "chess"`},
-		{[]string{"qlearn", "train", "--episodes", "0", "-o", "x.json"}, "--episodes must be at least 1"},
-		{[]string{"qlearn", "train", "--agents", "0", "-o", "x.json"}, "--agents must be at least 1"},
-		{[]string{"qlearn", "train", "--eps-decay", "-1", "-o", "x.json"}, "--eps-decay must not be negative"},
+		{[]string{"qlearn", "train", "--episodes", "0", "-o", "x.json"}, "--episodes 0: out of range; want an integer from 1 to 1000000"},
+		{[]string{"qlearn", "train", "--agents", "0", "-o", "x.json"}, "--agents 0: out of range; want an integer from 1 to 64"},
+		{[]string{"qlearn", "train", "--eps-decay", "-1", "-o", "x.json"}, "--eps-decay -1: out of range; want an integer from 1 to 1000000"},
 		{[]string{"qlearn", "train", "--map", "nowhere", "-o", "x.json"}, `--map: map "nowhere"`},
-		{[]string{"qlearn", "train", "--frobnicate"}, "flag provided but not defined: -frobnicate"},
+		{[]string{"qlearn", "train", "--frobnicate"}, "unknown flag --frobnicate"},
 		{[]string{"qlearn", "dance"}, `unknown subcommand "dance"`},
 		{[]string{"play", "--policy", "qlearn:" + garbage}, garbage + ": not a Q-table file"},
 		{[]string{"play", "--policy", "qlearn:" + source}, source + ": not a Q-table file"},
@@ -115,7 +115,7 @@ func TestQLearnBadInput(t *testing.T) {
 	// A path that cannot be written fails before any training.
 	bad := filepath.Join(dir, "no", "such", "dir", "q.json")
 	code, _, errOut := runCLI(t, context.Background(), "qlearn", "train", "-o", bad)
-	if code != 2 || !strings.Contains(errOut, "-o "+bad+": no such file or directory") || strings.Contains(errOut, "episode") {
+	if code != 2 || !strings.Contains(errOut, "-o: create "+bad+": no such file or directory") || strings.Contains(errOut, "episode") {
 		t.Errorf("unwritable -o: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -92,19 +92,13 @@ func (p *renderPlan) last() int {
 }
 
 func runRender(ctx context.Context, o renderOptions, stdout, stderr io.Writer) error {
-	env, _, err := o.env("--length")
+	env, _, err := o.env()
 	if err != nil {
 		return err
 	}
 	plan, err := o.plan()
 	if err != nil {
 		return err
-	}
-	if o.scale < 1 || o.scale > render.MaxScale {
-		return usagef("--scale must be 1-%d (got %d)", render.MaxScale, o.scale)
-	}
-	if !(o.fps > 0 && o.fps <= 50) {
-		return usagef("--fps must be above 0 and at most 50 (got %v)", o.fps)
 	}
 	var sides []int
 	if o.vs != "" {

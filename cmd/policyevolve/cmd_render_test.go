@@ -5,8 +5,10 @@ import (
 	"context"
 	"image/gif"
 	"image/png"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -33,6 +35,7 @@ func TestRenderGIF(t *testing.T) {
 	if code != 0 || stderr != "" || !strings.Contains(stdout, "wrote "+out) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+	wantUserMode(t, out)
 	g := decodeGIF(t, out)
 	if len(g.Image) != 20 {
 		t.Errorf("%d frames, want 20 (frames 5-24)", len(g.Image))
@@ -148,12 +151,12 @@ func TestRenderBadInput(t *testing.T) {
 		{[]string{"-o", pngOut, "--frame", "2", "--frame", "2"}, 2, "--frame 2 appears twice"},
 		{[]string{"-o", pngOut, "--frame", "2", "--steps", "0-3"}, 2, "with --frame, name each frame"},
 		{[]string{"-o", "-", "--frame", "2", "--frame", "3"}, 2, "-o - takes one --frame"},
-		{[]string{"-o", gifOut, "--scale", "0"}, 2, "--scale must be 1-64"},
-		{[]string{"-o", gifOut, "--fps", "60"}, 2, "--fps must be above 0"},
+		{[]string{"-o", gifOut, "--scale", "0"}, 2, "--scale 0: out of range; want an integer from 1 to 64"},
+		{[]string{"-o", gifOut, "--fps", "60"}, 2, "--fps 60: out of range; want a number above 0 and at most 50"},
 		{[]string{"-o", gifOut, "--vs", "bfs", "--agents", "1"}, 2, "--vs needs at least 2 agents"},
 		{[]string{"-o", gifOut, "--vs", "nobody"}, 2, `--vs: unknown policy "nobody"`},
 		{[]string{"-o", gifOut, "--game", "chess"}, 2, `--game: unknown game "chess"`},
-		{[]string{"-o", gifOut, "--length", "0"}, 2, "--length must be at least 1"},
+		{[]string{"-o", gifOut, "--length", "0"}, 2, "--length 0: out of range; want an integer from 1 to 100000"},
 		{[]string{"-o", filepath.Join(dir, "no", "such", "dir.gif")}, 1, "no such file or directory"},
 		{[]string{"-o", keep, "--policy", "nobody"}, 2, `--policy: unknown policy "nobody"`},
 	} {
@@ -167,5 +170,33 @@ func TestRenderBadInput(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("files left behind: %v", entries)
+	}
+}
+
+// wantUserMode checks that a file the user asked for has the mode any
+// program gives its files: 0666 less the umask (0644 under umask 022).
+func wantUserMode(t *testing.T, path string) {
+	t.Helper()
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Logf("no /proc/self/status: the mode of %s is not checked", path)
+		return
+	}
+	var umask fs.FileMode = 0o022
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "Umask:"); ok {
+			u, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			umask = fs.FileMode(u)
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 0o666 &^ umask; st.Mode().Perm() != want {
+		t.Errorf("%s: mode %v, want %v (0666 less the umask %03o)", path, st.Mode().Perm(), want, umask)
 	}
 }

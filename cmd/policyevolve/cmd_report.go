@@ -65,14 +65,8 @@ func runReport(ctx context.Context, o reportOptions, stdout, stderr io.Writer) e
 	if err != nil {
 		return usagef("--replay-steps: %v", err)
 	}
-	if o.scale < 1 || o.scale > render.MaxScale {
-		return usagef("--scale must be 1-%d (got %d)", render.MaxScale, o.scale)
-	}
 	if _, err := sandbox.ParseBackend(o.backend); err != nil {
 		return usagef("--backend: %v", err)
-	}
-	if o.seed < -1 {
-		return usagef("--replay-seed must be a seed (0 or more), got %d", o.seed)
 	}
 	s, err := o.storeOptions.open(readStore)
 	if err != nil {

@@ -62,6 +62,7 @@ func TestReport(t *testing.T) {
 		if !strings.HasPrefix(out, "wrote "+file) || errOut != "" {
 			t.Errorf("report %s: stdout %q, stderr %q", id, out, errOut)
 		}
+		wantUserMode(t, file)
 		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
@@ -210,8 +211,10 @@ func TestReport(t *testing.T) {
 			{[]string{"run-1", "-o", out, "--store", filepath.Join(dir, "none.db")}, exitFailure, "no store at"},
 			{[]string{"run-1", "--store", db}, exitUsage, "-o is required"},
 			{[]string{"run-1", "run-2", "-o", out, "--store", db}, exitUsage, "want one run id"},
-			{[]string{"run-1", "-o", out, "--store", db, "--bogus"}, exitUsage, "flag provided but not defined"},
-			{[]string{"run-1", "-o", out, "--store", db, "--scale", "0"}, exitUsage, "--scale must be"},
+			{[]string{"run-1", "-o", out, "--store", db, "--bogus"}, exitUsage, "unknown flag --bogus"},
+			{[]string{"run-1", "-o", out, "--store", db, "--scale", "0"}, exitUsage, "--scale 0: out of range"},
+			{[]string{"run-1", "-o", "/nonexistent/dir/r.html", "--store", db, "--no-replay"}, exitFailure,
+				"policyevolve report: -o: create /nonexistent/dir/r.html: no such file or directory\n"},
 			{[]string{"run-1", "-o", out, "--store", db, "--replay-steps", "9-3"}, exitUsage, "--replay-steps"},
 			{[]string{"run-1", "-o", out, "--store", db, "--no-replay", "--backend", "java"}, exitUsage, "--backend"},
 		} {

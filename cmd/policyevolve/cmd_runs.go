@@ -61,7 +61,7 @@ job writes.`, stdout)
 		return enc.Encode(runs)
 	}
 	if len(runs) == 0 {
-		fmt.Fprintln(stdout, "no runs (start one with policyevolve evolve)")
+		fmt.Fprintf(stdout, "no runs (start one with %s evolve)\n", self())
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
@@ -78,7 +78,7 @@ job writes.`, stdout)
 			champ = r.Champion[:12]
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s/%s/%d/%d\t%s\t%s\t%d/%d\t%d\t%d\t$%.3f\t%s\t%s\n", r.ID, r.Mode, cfg.Game, mapName(cfg), cfg.Agents, cfg.Steps,
-			objectiveOf(r.Mode, cfg), status, r.Iterations, iterationsPlanned(cfg), r.Usage.Proposals, r.Usage.LLMCalls, r.Usage.Cost, champ, r.Updated.Local().Format(time.DateTime))
+			objectiveOf(r.Mode, cfg), status, r.Iterations, cfg.TotalIterations(), r.Usage.Proposals, r.Usage.LLMCalls, r.Usage.Cost, champ, r.Updated.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
 }
@@ -91,16 +91,6 @@ func objectiveOf(mode string, cfg evolve.JobConfig) string {
 		return string(cfg.Objective)
 	}
 	return "-"
-}
-
-// iterationsPlanned is how many iterations a run makes in all (a chain
-// makes the initial one and K refinements; GEPA the seed candidate and K
-// reflections).
-func iterationsPlanned(cfg evolve.JobConfig) int {
-	if cfg.Mode == evolve.ModeChain || cfg.Mode == evolve.ModeGEPA {
-		return cfg.Iterations + 1
-	}
-	return cfg.Iterations
 }
 
 // mapName is the map a run plays: its --map, else its game's paper map.
@@ -118,8 +108,9 @@ func cmdRunsShow(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var o runsOptions
 	fs := newFlagSet("runs show", "RUN_ID [flags]", `
 Show one run: its resolved configuration (as stored; a resumed run uses
-it), its spending, and every iteration with its candidates — what each was
-(operator, planner, parents), what became of it (refused, duplicate,
+it), its spending, and every iteration with its candidates — how each was
+made (as pool show and the report say it: operator — refine for a
+local-refinement round — planner, parents), what became of it (refused, duplicate,
 failed, rejected, promoted), its self-play efficiency, win rate and Elo —
 and the champion after it.`, stdout)
 	o.storeOptions.register(fs)
@@ -134,11 +125,15 @@ and the champion after it.`, stdout)
 	}
 	var run *store.Run
 	var its []store.Iteration
+	var origins map[string]store.Origin // of the candidates' policies
 	if err := s.View(func(tx *store.Tx) (err error) {
 		if run, err = tx.Run(id); err != nil {
 			return err
 		}
-		its, err = tx.Iterations(run.ID)
+		if its, err = tx.Iterations(run.ID); err != nil {
+			return err
+		}
+		origins, err = tx.CandidateOrigins(its)
 		return err
 	}); err != nil {
 		return err
@@ -185,14 +180,18 @@ and the champion after it.`, stdout)
 			plan[pc.Sample] = pc
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  #\toperator\tplanner\tparents\tstatus\tpolicy\tefficiency\twin rate\tElo\tcalls\t")
+		fmt.Fprintln(tw, "  #\tmade by\tstatus\tpolicy\tefficiency\twin rate\tElo\tcalls\t")
 		for _, pc := range it.Plan {
 			c := it.Candidate(pc.Sample)
 			status, policy, eff, win, elo, calls := "pending", "-", "-", "-", "-", "-"
+			// As planned, until its policy says how it was made (as pool
+			// show and the report say it).
+			made := store.Origin{Operator: pc.Operator, Planner: pc.Planner, Parents: pc.Parents}
 			if c != nil {
 				status, calls = c.Status, fmt.Sprint(c.Usage.Proposals)
 				if c.Policy != "" {
 					policy = c.Policy[:12]
+					made = origins[c.Policy]
 				}
 				if c.Status == store.CandidateEvaluated || c.Status == store.CandidatePromoted || c.Status == store.CandidateRejected {
 					eff = fmt.Sprintf("%.4f", c.Metrics.Efficiency)
@@ -201,12 +200,7 @@ and the champion after it.`, stdout)
 					win, elo = fmt.Sprintf("%.2f", c.WinRate), fmt.Sprintf("%.0f", c.Elo)
 				}
 			}
-			parents := make([]string, len(pc.Parents))
-			for i, p := range pc.Parents {
-				parents[i] = p[:min(8, len(p))]
-			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", pc.Sample, pc.Operator, pc.Planner,
-				orDash(strings.Join(parents, ",")), status, policy, eff, win, elo, calls)
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", pc.Sample, made.How(8), status, policy, eff, win, elo, calls)
 		}
 		tw.Flush()
 		for _, pc := range it.Plan {
@@ -259,8 +253,8 @@ and the champion after it.`, stdout)
 	if r := refusals(all); r != "" {
 		fmt.Fprintf(stdout, "\nrefused or failed in the run: %s\n", r)
 	}
-	if run.Status == store.StatusStopped {
-		fmt.Fprintf(stdout, "\nresume with: policyevolve evolve --resume %s%s\n", run.ID, storeFlag(o.storeOptions))
+	if run.Status == store.StatusStopped && !evolve.StoppedByBudget(run) {
+		fmt.Fprintf(stdout, "\nresume with: %s evolve --resume %s%s\n", self(), run.ID, storeFlag(o.storeOptions))
 	}
 	return nil
 }

@@ -61,9 +61,6 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 	if o.token != "" && len(o.token) < live.MinTokenLength {
 		return usagef("--token must be %d characters or more", live.MinTokenLength)
 	}
-	if o.poll < 10*time.Millisecond {
-		return usagef("--poll must be 10ms or more (got %v)", o.poll)
-	}
 	sb, err := o.sandboxOptions.open(stderr)
 	if err != nil {
 		return err

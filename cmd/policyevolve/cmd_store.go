@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"policyevolve/store"
 )
@@ -28,11 +30,11 @@ Prints OK, or the problems (exit status 1). Reads only.`, stdout)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	s, err := so.open(readStore)
-	if err != nil {
-		return err
+	if _, err := os.Stat(so.path); err != nil {
+		return fmt.Errorf("no store at %s (pass --store)", so.path)
 	}
-	problems, err := s.Check()
+	// A damaged store does not open: check the file, not a Store.
+	problems, err := store.CheckFile(so.path, store.Options{})
 	if err != nil {
 		return err
 	}
@@ -40,16 +42,36 @@ Prints OK, or the problems (exit status 1). Reads only.`, stdout)
 		for _, p := range problems {
 			fmt.Fprintln(stdout, p)
 		}
-		return fmt.Errorf("%s: %d problems", so.path, len(problems))
+		n := len(problems)
+		if strings.HasPrefix(problems[n-1], "…") {
+			n--
+		}
+		return fmt.Errorf("%w: %s: %d problem%s (listed above), the first: %s", store.ErrDamaged, so.path, n, plural(n), problems[0])
+	}
+	s, err := so.open(readStore)
+	if err != nil {
+		return err
 	}
 	var np, npools int
-	s.View(func(tx *store.Tx) error {
-		ps, _ := tx.Policies()
-		pools, _ := tx.Pools()
+	var schema uint64
+	err = s.View(func(tx *store.Tx) error {
+		schema = tx.Schema()
+		ps, err := tx.Policies()
+		if err != nil {
+			return err
+		}
+		pools, err := tx.Pools()
 		np, npools = len(ps), len(pools)
-		return nil
+		return err
 	})
-	fmt.Fprintf(stdout, "OK %s: schema %d, %d policies, %d pools\n", so.path, store.SchemaVersion, np, npools)
+	if err != nil {
+		return err
+	}
+	older := ""
+	if schema < store.SchemaVersion {
+		older = fmt.Sprintf(" (a command that writes migrates it to %d)", store.SchemaVersion)
+	}
+	fmt.Fprintf(stdout, "OK %s: schema %d%s, %d policies, %d pools\n", so.path, schema, older, np, npools)
 	return nil
 }
 
@@ -73,4 +95,12 @@ processes wait for the store meanwhile.`, stdout)
 	}
 	fmt.Fprintf(stdout, "compacted %s: %d -> %d bytes\n", so.path, before, after)
 	return nil
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"policyevolve/evolve/tune"
+	"policyevolve/internal/outfile"
 )
 
 type tuneOptions struct {
@@ -61,12 +62,6 @@ stderr (a bar on a terminal).`, stdout)
 }
 
 func runTune(ctx context.Context, o tuneOptions, stdout, stderr io.Writer) error {
-	if o.budget < 4 {
-		return usagef("--budget must be at least 4 (got %d)", o.budget)
-	}
-	if o.workers < 1 {
-		return usagef("--workers must be at least 1 (got %d)", o.workers)
-	}
 	train, err := parseSeeds(o.trainSeeds)
 	if err != nil {
 		return usagef("--train-seeds: %v", err)
@@ -153,8 +148,8 @@ func tuneFile(ctx context.Context, o tuneOptions, cfg tune.Config, prog *tunePro
 		fmt.Fprintf(stdout, "\n%s", res.Tuned)
 		return nil
 	}
-	if err := os.WriteFile(o.out, res.Tuned, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", o.out, err)
+	if err := outfile.WriteFile(o.out, res.Tuned); err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", o.out)
 	return nil

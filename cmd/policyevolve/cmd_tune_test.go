@@ -104,11 +104,11 @@ func TestTuneBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"tune"}, "want one policy id or .go file, got 0 arguments"},
-		{[]string{"tune", lazyCleaners, "--budget", "2"}, "--budget must be at least 4"},
+		{[]string{"tune", lazyCleaners, "--budget", "2"}, "--budget 2: out of range; want an integer from 4 to 100000"},
 		{[]string{"tune", filepath.Join(dir, "missing.go")}, "missing.go: no such file or directory"},
 		{[]string{"tune", "abc", "-o", "x.go"}, "-o is for FILE.go mode"},
-		{[]string{"tune", lazyCleaners, "--train-seeds", "5-1"}, "--train-seeds: seed range"},
-		{[]string{"tune", lazyCleaners, "--frobnicate"}, "flag provided but not defined"},
+		{[]string{"tune", lazyCleaners, "--train-seeds", "5-1"}, "--train-seeds 5-1: seed range"},
+		{[]string{"tune", lazyCleaners, "--frobnicate"}, "unknown flag --frobnicate"},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runCLI(t, context.Background(), c.args...)

@@ -94,6 +94,20 @@ func TestPlaySourcePolicy(t *testing.T) {
 		!strings.Contains(errOut, "the policy failed on every seed") {
 		t.Fatalf("exit %d\nout %s\nerr %s", code, out, errOut)
 	}
+	// As JSON too: each failed episode with its error, no mean.
+	code, out, errOut = runCLI(t, context.Background(), "play", "--policy", failing, "--map", "small", "--agents", "2", "--seeds", "3-4", "--json")
+	var rep playReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 {
+		t.Fatalf("--json: exit %d, %v\nout %s\nerr %s", code, err, out, errOut)
+	}
+	if len(rep.Episodes) != 2 || rep.Mean != nil || !strings.Contains(errOut, "the policy failed on every seed: invalid action at step 5") {
+		t.Fatalf("--json: %+v\nerr %s", rep, errOut)
+	}
+	for _, e := range rep.Episodes {
+		if !strings.HasPrefix(e.Error, "invalid action at step 5 (agent 0): returned 42") || e.Steps != 5 {
+			t.Errorf("--json: episode %+v", e)
+		}
+	}
 }
 
 // testBackends are the sandbox backends the CLI tests use: under the race

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -22,6 +21,7 @@ type workerOptions struct {
 	name        string
 	maxPrograms int
 	heartbeat   time.Duration
+	wait        time.Duration // for the NATS server to answer; 0: for ever
 }
 
 func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -49,6 +49,7 @@ clients).`, stdout)
 	fs.StringVar(&o.name, "name", "", "name in \"policyevolve workers\" (default: host name and process id)")
 	fs.IntVar(&o.maxPrograms, "max-programs", distrib.DefaultMaxPrograms, "compiled policies kept for later jobs")
 	fs.DurationVar(&o.heartbeat, "heartbeat", distrib.DefaultHeartbeat, "how often the worker's statistics are refreshed")
+	fs.DurationVar(&o.wait, "nats-wait", 0, "how long to wait for the NATS server to answer before giving up (0: for ever; the worker says every 30s that it still waits)")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
@@ -58,15 +59,6 @@ clients).`, stdout)
 func runWorker(ctx context.Context, o workerOptions, stdout, stderr io.Writer) error {
 	if err := o.nats.resolve(); err != nil {
 		return err
-	}
-	if o.concurrency < 1 {
-		return usagef("--concurrency must be at least 1 (got %d)", o.concurrency)
-	}
-	if o.maxPrograms < 1 {
-		return usagef("--max-programs must be at least 1 (got %d)", o.maxPrograms)
-	}
-	if o.heartbeat <= 0 {
-		return usagef("--heartbeat must be positive (got %v)", o.heartbeat)
 	}
 	be, err := sandbox.ParseBackend(o.backend)
 	if err != nil {
@@ -79,19 +71,8 @@ func runWorker(ctx context.Context, o workerOptions, stdout, stderr io.Writer) e
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
-	nc, err := o.nats.connect("policyevolve worker")
-	// A worker may start before its server: it waits for one to answer.
-	for attempt := 0; errors.Is(err, nats.ErrNoServers); attempt++ {
-		if attempt == 0 {
-			fmt.Fprintf(stderr, "worker: waiting for the NATS server at %s\n", distrib.Redact(o.nats.url))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Second):
-		}
-		nc, err = o.nats.connect("policyevolve worker")
-	}
+	nc, err := waitForServer(ctx, func() (*nats.Conn, error) { return o.nats.connect("policyevolve worker") },
+		distrib.Redact(o.nats.url), o.wait, realClock{}, stderr)
 	if err != nil {
 		return err
 	}

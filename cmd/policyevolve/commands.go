@@ -42,7 +42,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			if _, ok := commands[args[1]]; ok {
 				return dispatch(ctx, []string{args[1], "--help"}, stdout, stderr)
 			}
-			fmt.Fprintf(stderr, "policyevolve: unknown command %q (run policyevolve help)\n", args[1])
+			fmt.Fprintf(stderr, "policyevolve: unknown command %q%s (run %s help)\n", args[1], didYouMean(args[1], mapKeys(commands), ""), self())
 			return exitUsage
 		}
 		printHelp(stdout)
@@ -54,7 +54,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	name := args[0]
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "policyevolve: unknown command %q (run policyevolve help)\n", name)
+		fmt.Fprintf(stderr, "policyevolve: unknown command %q%s (run %s help)\n", name, didYouMean(name, mapKeys(commands), ""), self())
 		return exitUsage
 	}
 	err := cmd.run(ctx, args[1:], stdout, stderr)
@@ -67,7 +67,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if ue.cmd != "" {
 			help = ue.cmd
 		}
-		fmt.Fprintf(stderr, "policyevolve %s: %v (see policyevolve %s --help)\n", name, err, help)
+		fmt.Fprintf(stderr, "policyevolve %s: %v (see %s %s --help)\n", name, err, self(), help)
 		return exitUsage
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(stderr, "policyevolve %s: interrupted\n", name)
@@ -82,10 +82,10 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "policyevolve — population-based evolutionary search of programmatic policies")
 	fmt.Fprintln(w, "for Sequential Social Dilemmas (Gathering, Cleanup).")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Usage: policyevolve COMMAND [flags]")
+	fmt.Fprintf(w, "Usage: %s COMMAND [flags]\n", self())
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
 	listCommands(w, commands)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'policyevolve COMMAND --help' for a command's flags.")
+	fmt.Fprintf(w, "Run '%s COMMAND --help' for a command's flags, '%s completion bash|zsh|fish' for shell completion.\n", self(), self())
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"strings"
-
-	"policyevolve/store"
 )
 
 // oneLine is s on one line, its runs of white space made one space, cut
@@ -25,12 +23,4 @@ func outcomeWord(o float64) string {
 		return "loss"
 	}
 	return "draw"
-}
-
-// describeOrigin says in a few words how a policy was made.
-func describeOrigin(o store.Origin) string {
-	if d := o.Describe(12); d != "" {
-		return d
-	}
-	return "unknown"
 }

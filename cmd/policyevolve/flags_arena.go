@@ -7,6 +7,18 @@ import (
 	"policyevolve/evolve/arena"
 )
 
+// watchArena keeps a command that plays many episodes from a silent log:
+// off a terminal, whenever it printed nothing for progressEvery, a line
+// says what it does (what) and how many episodes it has played. The
+// arena's own lines go through it. Call the returned function when done.
+func watchArena(a *arena.Arena, name, what string, stderr io.Writer) (stop func()) {
+	p := newEvolveProgress(nil, stderr, false)
+	p.quiet, p.prefix, p.note = true, name+": ", what
+	p.activity = func() (int, int) { return 0, a.Episodes() }
+	a.Log = p.logf
+	return p.heartbeat(progressEvery)
+}
+
 // openArena builds an Arena from the flags of a command that plays.
 func openArena(so *storeOptions, mode storeMode, eo *envOptions, sbo *sandboxOptions, evalSeeds, matchSeeds string, stderr io.Writer) (*arena.Arena, error) {
 	env, err := eo.resolve()

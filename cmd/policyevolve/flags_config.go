@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 // (flagSet.table) is read by it. A key that names no flag, or a value a
 // flag refuses, is an error naming the file and the key.
 func applyConfigFile(fs *flagSet, path string) error {
+	fs.applyRules()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return usagef("--config: %v", err)
@@ -61,6 +63,10 @@ func applyConfigFile(fs *flagSet, path string) error {
 		}
 		for _, v := range items {
 			if err := fs.Set(name, fmt.Sprint(v)); err != nil {
+				var re *ruleError
+				if errors.As(err, &re) {
+					return usagef("--config %s: %v", path, err)
+				}
 				return usagef("--config %s: %s: %v", path, k, err)
 			}
 		}

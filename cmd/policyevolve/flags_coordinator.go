@@ -41,14 +41,6 @@ func (o *coordinatorOptions) check() error {
 	if _, _, _, err := distrib.ParseEmbedded(o.url); err != nil {
 		return usagef("--nats: %v", err)
 	}
-	switch {
-	case o.inFlight < 1:
-		return usagef("--nats-inflight must be at least 1 (got %d)", o.inFlight)
-	case o.ackWait <= 0:
-		return usagef("--nats-ack-wait must be positive (got %v)", o.ackWait)
-	case o.maxDeliver < 1:
-		return usagef("--nats-max-deliver must be at least 1 (got %d)", o.maxDeliver)
-	}
 	return nil
 }
 
@@ -80,8 +72,8 @@ func (o *coordinatorOptions) start(ctx context.Context, storePath string, backen
 		}
 		closers = append(closers, srv.Close)
 		url = srv.URL()
-		fmt.Fprintf(stderr, "policyevolve evolve: NATS server with JetStream on %s (streams in %s); workers join with:\n  policyevolve worker --nats %s\n",
-			url, dir, url)
+		fmt.Fprintf(stderr, "policyevolve evolve: NATS server with JetStream on %s (streams in %s); workers join with:\n  %s worker --nats %s\n",
+			url, dir, self(), url)
 		nc, err = srv.Connect("policyevolve evolve", o.auth)
 	} else {
 		nc, err = distrib.Connect(url, "policyevolve evolve", o.auth)

@@ -71,14 +71,7 @@ func (o *llmOptions) register(fs *flagSet) {
 	})
 	fs.StringVar(&o.baseURL, "llm-base-url", "", "server URL of every model without its own (--llm SPEC@URL, or the config file's models table): any OpenAI-compatible\nserver for openai (e.g. http://localhost:8000/v1), the Ollama server for ollama; refused when the models are of several providers")
 	fs.StringVar(&o.keyEnv, "llm-key-env", "", "environment variable holding the API key of every model without its own (default: OPENAI_API_KEY, ANTHROPIC_API_KEY,\nGEMINI_API_KEY or GOOGLE_API_KEY); refused when the models are of several providers")
-	fs.Func("temperature", "sampling temperature (default: the provider's own)", func(s string) error {
-		t, err := strconv.ParseFloat(s, 64)
-		if err != nil || t < 0 || t > 2 {
-			return usagef("--temperature %q: want a number from 0 to 2", s)
-		}
-		o.temperature = &t
-		return nil
-	})
+	fs.Var(llmTemperature{&o.temperature}, "temperature", "sampling temperature (default: the provider's own)")
 	fs.IntVar(&o.maxTokens, "llm-max-tokens", 0, "most tokens an answer may take, reasoning included (default: the provider's; Anthropic: the model's largest)")
 	fs.StringVar(&o.reasoning, "reasoning", "max", "thinking effort: max (the largest the model takes), high, medium, low, none, or a token budget (Anthropic, Google)")
 	fs.BoolVar(&o.stream, "llm-stream", false, "have the server stream its answers (for proxies that cut long silent requests)")

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"policyevolve/store"
 )
@@ -29,9 +30,12 @@ const (
 
 // open opens the store; only createStore commands may create one.
 func (o *storeOptions) open(mode storeMode) (*store.Store, error) {
+	if st, err := os.Stat(o.path); err == nil && st.IsDir() {
+		return nil, usagef("--store %s is a directory: name the store's file (e.g. %s)", o.path, filepath.Join(o.path, store.DefaultPath))
+	}
 	if mode != createStore {
 		if _, err := os.Stat(o.path); err != nil {
-			return nil, fmt.Errorf("no store at %s (create one with pool import or an evolve run, or pass --store)", o.path)
+			return nil, fmt.Errorf("no store at %s (create one with %s evolve or %s pool import, or pass --store)", o.path, self(), self())
 		}
 	}
 	return store.Open(o.path, store.Options{ReadOnly: mode == readStore})

@@ -12,6 +12,8 @@ import (
 // user's cache (XDG_CACHE_HOME points at a temporary folder), while the Go
 // build cache stays where it is, so that builds stay fast.
 func TestMain(m *testing.M) {
+	// Hints name the command as a user who installed it types it.
+	os.Setenv(envSelf, "policyevolve")
 	if path := os.Getenv("POLICYEVOLVE_TEST_WRITER"); path != "" {
 		os.Exit(writerJob(path))
 	}

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"policyevolve/internal/outfile"
 )
 
 // parseSpan parses "A-B" (or "A" for one frame) as frames within 0-length.
@@ -28,14 +29,14 @@ func parseSpan(s string, length int) (from, to int, err error) {
 	return from, to, nil
 }
 
-// outputs are the files render writes. Each is written to a temporary
-// file beside its path, created before the episode runs so that an
-// unwritable place fails at once, and renamed into place only when all
-// are written: a failed run leaves an existing file as it was.
+// outputs are the files render and report write (see internal/outfile:
+// mode 0666 less the umask, atomic, errors naming the user's path). Each
+// is created before anything is played, so that an unwritable place fails
+// at once, and all are moved into place only when all are written: a
+// failed run leaves existing files as they were. "-" is standard output.
 type outputs struct {
 	w     []io.Writer
-	files []*os.File
-	paths []string // final paths, per file
+	files []*outfile.File
 }
 
 func createOutputs(paths []string, stdout io.Writer) (*outputs, error) {
@@ -45,13 +46,12 @@ func createOutputs(paths []string, stdout io.Writer) (*outputs, error) {
 			o.w = append(o.w, stdout)
 			continue
 		}
-		f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*.tmp")
+		f, err := outfile.Create(p)
 		if err != nil {
 			o.discard()
-			return nil, fmt.Errorf("-o %s: %w", p, err)
+			return nil, fmt.Errorf("-o: %w", err)
 		}
 		o.files = append(o.files, f)
-		o.paths = append(o.paths, p)
 		o.w = append(o.w, f)
 	}
 	return o, nil
@@ -68,27 +68,22 @@ func fileSize(path string) string {
 	return fmt.Sprintf("%.0f KB", float64(st.Size())/1000)
 }
 
-// commit closes the files and moves them into place.
+// commit moves the files into place.
 func (o *outputs) commit() error {
-	for _, f := range o.files {
-		if err := f.Close(); err != nil {
-			o.discard()
-			return fmt.Errorf("-o: %w", err)
-		}
-	}
 	for i, f := range o.files {
-		if err := os.Rename(f.Name(), o.paths[i]); err != nil {
-			o.discard()
+		if err := f.Commit(); err != nil {
+			for _, rest := range o.files[i+1:] {
+				rest.Discard()
+			}
 			return fmt.Errorf("-o: %w", err)
 		}
 	}
 	return nil
 }
 
-// discard closes and removes the temporary files.
+// discard removes the temporary files.
 func (o *outputs) discard() {
 	for _, f := range o.files {
-		f.Close()
-		os.Remove(f.Name())
+		f.Discard()
 	}
 }

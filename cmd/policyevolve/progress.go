@@ -12,11 +12,18 @@ import (
 
 	"policyevolve/distrib"
 	"policyevolve/evolve"
+	"policyevolve/store"
 )
 
 // evolveProgress shows a job's events: JSON lines on stdout with --json; a
 // progress bar on stderr when it is a terminal; else one plain line per
-// iteration (and per notable event), which reads well in a log.
+// iteration (and per candidate and notable event), which reads well in a
+// log, and, off a terminal, a line saying where the job is whenever
+// nothing was printed for progressEvery (heartbeat): a log is never
+// silent for long, nor flooded.
+//
+// Iterations are numbered from 0, as everywhere (runs show, the report,
+// the JSON events): "iteration 2 (3 of 5)" is the third of five.
 type evolveProgress struct {
 	mu    sync.Mutex
 	out   io.Writer // events as JSON, or nil
@@ -26,13 +33,31 @@ type evolveProgress struct {
 	best  string
 	desc  string // the bar's description, without the queue
 	queue string // the work queue's state, when episodes go to workers
+	// quiet: no line of its own but the heartbeat's (compare, whose jobs
+	// are one part of its work); prefix starts the heartbeat's lines.
+	quiet  bool
+	prefix string
+	// Where the job is, for the heartbeat.
+	clock                  clock
+	run                    string
+	iteration, total, done int // the iteration in hand; the run's count; finished
+	planned, settled       int // its candidates: planned, settled so far
+	begun, iterationBegun  time.Time
+	lastLine               time.Time // when a line was last printed
+	note                   string    // what the command does besides the job, when no job runs
+	activity               func() (plannerCalls, episodes int)
+	started                bool // a job has reported started
 }
 
+// progressEvery is how long a log may stay silent: then a progress line.
+const progressEvery = 30 * time.Second
+
 func newEvolveProgress(stdout, stderr io.Writer, asJSON bool) *evolveProgress {
-	p := &evolveProgress{w: stderr}
+	p := &evolveProgress{w: stderr, clock: realClock{}, iteration: -1}
 	if asJSON {
 		p.out = stdout
 	}
+	p.begun, p.lastLine = p.clock.Now(), p.clock.Now()
 	return p
 }
 
@@ -40,14 +65,15 @@ func newEvolveProgress(stdout, stderr io.Writer, asJSON bool) *evolveProgress {
 func (p *evolveProgress) Report(e evolve.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.track(e)
 	if p.out != nil {
 		json.NewEncoder(p.out).Encode(e)
 		return
 	}
-	total := e.Iterations
-	if total == 0 {
-		total = 1
+	if p.quiet {
+		return
 	}
+	total := max(e.Iterations, 1)
 	if p.bar == nil && isTerminal(p.w) && e.Kind != evolve.EventDone && e.Kind != evolve.EventStopped {
 		p.bar = progressbar.NewOptions(total,
 			// A plain writer: progressbar syncs an *os.File on every redraw.
@@ -58,6 +84,7 @@ func (p *evolveProgress) Report(e evolve.Event) {
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionFullWidth(),
 		)
+		p.bar.Set(e.Completed)
 	}
 	usage := fmt.Sprintf("%d calls", e.Usage.Proposals)
 	if e.Usage.LLMCalls > 0 {
@@ -67,28 +94,10 @@ func (p *evolveProgress) Report(e evolve.Event) {
 	case evolve.EventStarted:
 		p.line(fmt.Sprintf("%s: %s, objective %s", e.Run, e.Message, e.Objective))
 	case evolve.EventPhase:
-		p.phase = e.Phase
-		p.describe(fmt.Sprintf("iteration %d/%d %s — %s — %s", e.Iteration+1, total, p.phase, p.best, usage))
+		p.describe(fmt.Sprintf("iteration %d (%d of %d) %s — %s — %s", e.Iteration, e.Iteration+1, total, p.phase, p.best, usage))
 	case evolve.EventCandidate:
-		c := e.Candidate
-		if p.bar == nil && c != nil {
-			fmt.Fprintf(p.w, "  candidate %d: %s", c.Sample, c.Status)
-			if c.Policy != "" {
-				fmt.Fprintf(p.w, " %.12s", c.Policy)
-			}
-			if c.Status == "promoted" || c.Status == "rejected" {
-				fmt.Fprintf(p.w, " (win rate %.2f, Elo %.0f)", c.WinRate, c.Elo)
-			}
-			if c.Status == "evaluated" || c.Status == "promoted" || c.Status == "rejected" {
-				fmt.Fprintf(p.w, " efficiency %.3f", c.Metrics.Efficiency)
-			}
-			if c.Invasion != nil {
-				fmt.Fprintf(p.w, "; %s", invasionWords(c.Invasion))
-			}
-			if c.Problem != "" {
-				fmt.Fprintf(p.w, ": %s", oneLine(c.Problem, 200))
-			}
-			fmt.Fprintln(p.w)
+		if c := e.Candidate; p.bar == nil && c != nil {
+			p.line("  " + candidateLine(c))
 		}
 	case evolve.EventIterationDone:
 		if e.ChampionMetrics != nil && e.Champion != "" {
@@ -98,24 +107,144 @@ func (p *evolveProgress) Report(e evolve.Event) {
 			}
 		}
 		if b := e.BestCandidate; b != nil && b.Policy != e.Champion && p.bar == nil {
-			fmt.Fprintf(p.w, "  best candidate of the iteration %.8s efficiency %.3f", b.Policy, b.Metrics.Efficiency)
+			line := fmt.Sprintf("  best candidate of the iteration %.8s efficiency %.3f", b.Policy, b.Metrics.Efficiency)
 			if b.Elo != 0 {
-				fmt.Fprintf(p.w, " Elo %.0f", b.Elo)
+				line += fmt.Sprintf(" Elo %.0f", b.Elo)
 			}
-			fmt.Fprintln(p.w)
+			p.line(line)
 		}
 		if p.bar != nil {
-			p.bar.Describe(fmt.Sprintf("iteration %d/%d done — %s — %s", e.Iteration+1, total, p.best, usage))
-			p.bar.Set(e.Iteration + 1)
+			p.bar.Describe(fmt.Sprintf("iteration %d done (%d of %d) — %s — %s", e.Iteration, e.Completed, total, p.best, usage))
+			p.bar.Set(e.Completed)
 		} else {
-			fmt.Fprintf(p.w, "iteration %d/%d: %s — %s\n", e.Iteration+1, total, p.best, usage)
+			p.line(fmt.Sprintf("iteration %d done (%d of %d): %s — %s", e.Iteration, e.Completed, total, p.best, usage))
 			if e.Profile != nil {
-				fmt.Fprintf(p.w, "  time: %s\n", e.Profile)
+				p.line(fmt.Sprintf("  time: %s", e.Profile))
 			}
 		}
 	case evolve.EventStopped:
-		p.line(fmt.Sprintf("%s stopped: %s", e.Run, e.Message))
+		p.line(fmt.Sprintf("%s stopped: %s — %s (%d of %d)", e.Run, e.Message, evolve.IterationsDone(e.Completed), e.Completed, total))
 	}
+}
+
+// candidateLine says what became of a candidate, and why when it was not
+// played: "candidate 1: skipped — time budget reached (1s)".
+func candidateLine(c *store.Candidate) string {
+	s := fmt.Sprintf("candidate %d: %s", c.Sample, c.Status)
+	if c.Policy != "" {
+		s += fmt.Sprintf(" %.12s", c.Policy)
+	}
+	switch c.Status {
+	case store.CandidatePromoted, store.CandidateRejected:
+		s += fmt.Sprintf(" (win rate %.2f, Elo %.0f)", c.WinRate, c.Elo)
+	}
+	switch c.Status {
+	case store.CandidateEvaluated, store.CandidatePromoted, store.CandidateRejected:
+		s += fmt.Sprintf(" efficiency %.3f", c.Metrics.Efficiency)
+	}
+	if c.Invasion != nil {
+		s += "; " + invasionWords(c.Invasion)
+	}
+	if c.Problem != "" && c.Status != store.CandidatePromoted {
+		s += " — " + oneLine(c.Problem, 200)
+	}
+	return s
+}
+
+// track keeps where the job is, for the heartbeat. The caller holds mu.
+func (p *evolveProgress) track(e evolve.Event) {
+	now := p.clock.Now()
+	p.run, p.total, p.done = e.Run, e.Iterations, e.Completed
+	switch e.Kind {
+	case evolve.EventStarted:
+		p.started, p.iteration, p.phase, p.iterationBegun, p.note = true, e.Completed, "planning", now, ""
+	case evolve.EventIteration:
+		p.iteration, p.planned, p.settled, p.phase = e.Iteration, e.Planned, 0, "playing"
+	case evolve.EventPhase:
+		p.iteration, p.phase = e.Iteration, e.Phase
+	case evolve.EventCandidate:
+		p.settled++
+	case evolve.EventIterationDone:
+		p.iteration, p.phase, p.iterationBegun = e.Iteration+1, "planning", now
+	case evolve.EventStopped, evolve.EventDone:
+		p.started, p.note, p.begun = false, fmt.Sprintf("%s %s (%s); finishing", e.Run, e.Kind, evolve.IterationsDone(e.Completed)), now
+	}
+}
+
+// status says where the job is, in a line: what phase of which
+// iteration, how far, for how long. The caller holds mu.
+func (p *evolveProgress) status() string {
+	now := p.clock.Now()
+	if !p.started {
+		what := p.note
+		if what == "" {
+			what = "preparing the run (pool baselines, planners)"
+		}
+		if p.activity != nil && p.quiet {
+			_, episodes := p.activity()
+			what += fmt.Sprintf("; %d episodes so far", episodes)
+		}
+		return fmt.Sprintf("%s%s — %s", p.prefix, what, shortDuration(now.Sub(p.begun).Round(time.Second)))
+	}
+	s := fmt.Sprintf("%s%s: iteration %d (%d of %d), %s", p.prefix, p.run, p.iteration, p.iteration+1, max(p.total, 1), p.phase)
+	if p.planned > 0 && p.phase != "planning" {
+		s += fmt.Sprintf(": %d of %d candidates settled", p.settled, p.planned)
+	}
+	if p.activity != nil {
+		calls, episodes := p.activity()
+		s += fmt.Sprintf("; %d planner calls and %d episodes so far", calls, episodes)
+	}
+	return s + fmt.Sprintf(" — %s into the iteration", shortDuration(now.Sub(p.iterationBegun).Round(time.Second)))
+}
+
+// heartbeat prints status off a terminal whenever nothing was printed
+// for every, until the returned function is called. On a terminal the
+// bar shows where the job is.
+func (p *evolveProgress) heartbeat(every time.Duration) (stop func()) {
+	if isTerminal(p.w) {
+		return func() {}
+	}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-p.clock.After(every):
+			}
+			p.beat(every)
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
+}
+
+// beat prints status if nothing was printed for every.
+func (p *evolveProgress) beat(every time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.clock.Now().Sub(p.lastLine) >= every {
+		fmt.Fprintln(p.w, p.status())
+		p.lastLine = p.clock.Now()
+	}
+}
+
+// setActivity hands in what counts the job's planner calls and episodes.
+func (p *evolveProgress) setActivity(f func() (int, int)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.activity = f
+}
+
+// setNote says what the command does when no job runs (compare's
+// league, say), for the heartbeat.
+func (p *evolveProgress) setNote(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.note, p.begun = s, p.clock.Now()
 }
 
 func (p *evolveProgress) describe(s string) {
@@ -174,6 +303,7 @@ func (p *evolveProgress) watchQueue(stats func(context.Context) (distrib.RemoteS
 				p.describe(p.desc)
 			case p.out == nil && s.Pending > 0 && p.queue != last:
 				fmt.Fprintf(p.w, "  %s\n", p.queue)
+				p.lastLine = p.clock.Now()
 				last = p.queue
 			}
 			p.mu.Unlock()
@@ -185,12 +315,13 @@ func (p *evolveProgress) watchQueue(stats func(context.Context) (distrib.RemoteS
 	}
 }
 
-// line prints a line above the bar, if any.
+// line prints a line above the bar, if any. The caller holds mu.
 func (p *evolveProgress) line(s string) {
 	if p.bar != nil {
 		p.bar.Clear()
 	}
 	fmt.Fprintln(p.w, s)
+	p.lastLine = p.clock.Now()
 }
 
 // close ends the bar's line.

@@ -33,9 +33,6 @@ const maxFPS = 1000
 // newWatcher checks the flags and that stdout is a terminal, and returns
 // the watcher for a map width cells wide.
 func (o *watchOptions) newWatcher(stdout io.Writer, width int) (*watcher, error) {
-	if !(o.fps > 0 && o.fps <= maxFPS) {
-		return nil, usagef("--fps must be above 0 and at most %d (got %v)", maxFPS, o.fps)
-	}
 	f, ok := stdout.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil, usagef("--watch draws in a terminal, and stdout is not one (policyevolve render writes a GIF)")

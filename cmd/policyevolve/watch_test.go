@@ -126,7 +126,7 @@ func TestPlayWatchNeedsATerminal(t *testing.T) {
 	}{
 		{[]string{"--watch"}, "stdout is not one"},
 		{[]string{"--watch", "--json"}, "does not go with --json"},
-		{[]string{"--watch", "--fps", "0"}, "--fps must be above 0"},
+		{[]string{"--watch", "--fps", "0"}, "--fps 0: out of range; want a number above 0 and at most 1000"},
 	} {
 		code, stdout, stderr := runCLI(t, context.Background(), append([]string{"play"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) || stdout != "" {

@@ -72,6 +72,14 @@ func (a *Arena) logf(format string, args ...any) {
 	}
 }
 
+// keptPrograms bounds the compiled policies an Arena keeps, the least
+// recently played dropped first. An iteration plays a few dozen (the
+// pool's members, the candidates and their local versions); keeping every
+// one a long job ever played grew its memory by some 30 KB an iteration.
+// A policy dropped and played again is compiled again from the worker
+// cache: validation and a cache hit, milliseconds.
+const keptPrograms = 64
+
 // defaults fills in the zero fields, once: the Arena's methods may then
 // run concurrently.
 func (a *Arena) defaults() { a.once.Do(a.setDefaults) }
@@ -80,7 +88,7 @@ func (a *Arena) setDefaults() {
 	if a.Workers <= 0 {
 		a.Workers = runtime.NumCPU()
 	}
-	a.local = &episode.Local{Sandbox: a.Sandbox, Workers: a.Workers, Profile: a.Profile}
+	a.local = &episode.Local{Sandbox: a.Sandbox, Workers: a.Workers, Profile: a.Profile, MaxPrograms: keptPrograms}
 	if len(a.EvalSeeds) == 0 {
 		a.EvalSeeds = []uint64{0, 1, 2, 3, 4}
 	}
@@ -430,11 +438,7 @@ func (a *Arena) Rate(ctx context.Context, candidate string, opponents []string, 
 		if !commit {
 			return nil
 		}
-		pools, err := tx.PoolsOf(candidate)
-		if err != nil {
-			return err
-		}
-		if !slices.Contains(pools, gp) {
+		if !tx.InPool(gp, candidate) {
 			return fmt.Errorf("rate %.12s: not a member of %s", candidate, gp)
 		}
 		for _, id := range slices.Sorted(maps.Keys(ratings)) {

@@ -113,11 +113,13 @@ func (e *Episode) ID() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Bounds on an Episode from elsewhere, far above any real one.
+// Bounds on an Episode, far above any real one: an episode from
+// elsewhere is refused beyond them, and the command line's --agents and
+// --steps stop at them.
 const (
-	maxEpisodeAgents   = 64
-	maxEpisodeSteps    = 100_000
-	maxEpisodePolicies = maxEpisodeAgents
+	MaxAgents          = 64
+	MaxSteps           = 100_000
+	maxEpisodePolicies = MaxAgents
 )
 
 // Validate checks an Episode's shape, for one that came from elsewhere:
@@ -130,10 +132,10 @@ func (e *Episode) Validate() error {
 	}
 	c := e.Env.EnvConfig
 	switch {
-	case c.Agents < 1 || c.Agents > maxEpisodeAgents:
-		return fmt.Errorf("episode: %d agents (want 1-%d)", c.Agents, maxEpisodeAgents)
-	case c.MaxSteps < 1 || c.MaxSteps > maxEpisodeSteps:
-		return fmt.Errorf("episode: %d steps (want 1-%d)", c.MaxSteps, maxEpisodeSteps)
+	case c.Agents < 1 || c.Agents > MaxAgents:
+		return fmt.Errorf("episode: %d agents (want 1-%d)", c.Agents, MaxAgents)
+	case c.MaxSteps < 1 || c.MaxSteps > MaxSteps:
+		return fmt.Errorf("episode: %d steps (want 1-%d)", c.MaxSteps, MaxSteps)
 	case len(e.Side) != c.Agents:
 		return fmt.Errorf("episode: %d seats for %d agents", len(e.Side), c.Agents)
 	case len(e.Policies) < 1 || len(e.Policies) > maxEpisodePolicies:

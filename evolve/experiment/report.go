@@ -8,10 +8,10 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
+	"policyevolve/internal/outfile"
 	"policyevolve/pool"
 	"policyevolve/store"
 )
@@ -264,18 +264,19 @@ func orDash(s string) string {
 }
 
 // WriteFiles writes the report to prefix.json and, as a table with each
-// column's mean, min and max, prefix.csv.
+// column's mean, min and max, prefix.csv (as internal/outfile writes a
+// user's files: atomically, mode 0666 less the umask).
 func (rep *Report) WriteFiles(prefix string) error {
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(prefix+".json", append(js, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write report: %w", err)
+	if err := outfile.WriteFile(prefix+".json", append(js, '\n')); err != nil {
+		return err
 	}
-	f, err := os.Create(prefix + ".csv")
+	f, err := outfile.Create(prefix + ".csv")
 	if err != nil {
-		return fmt.Errorf("write report: %w", err)
+		return err
 	}
 	cw := csv.NewWriter(f)
 	head := []string{"method"}
@@ -292,7 +293,11 @@ func (rep *Report) WriteFiles(prefix string) error {
 		cw.Write(append(rec, strings.Join(r.Runs, " "), strings.Join(r.Champions, " "), string(rep.Objective.OrElo())))
 	}
 	cw.Flush()
-	return errors.Join(cw.Error(), f.Close())
+	if err := cw.Error(); err != nil {
+		f.Discard()
+		return err
+	}
+	return f.Commit()
 }
 
 // Stored reads the report compare stored for comparison id (nil when it

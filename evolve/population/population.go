@@ -60,8 +60,9 @@ type Config struct {
 // opponents, promotes those whose win rate is above the threshold, and
 // trims the pool.
 type Mode struct {
-	run search.Run
-	cfg Config
+	run     search.Run
+	cfg     Config
+	matches matchBook // the matches stored so far, read once
 }
 
 var _ search.Mode = (*Mode)(nil)
@@ -134,7 +135,7 @@ func (m *Mode) plan(ctx context.Context, it *store.Iteration) error {
 				sources = append(sources, mb)
 			}
 		}
-		its, err := tx.Iterations(m.run.ID())
+		its, err := m.run.Past(tx)
 		if err != nil {
 			return err
 		}
@@ -244,29 +245,13 @@ func (m *Mode) exploitability(members, against []pool.Member) error {
 		in[mb.ID] = true
 	}
 	env := m.run.Arena().Env.Config
-	return m.run.Store().View(func(tx *store.Tx) error {
-		for i := range members {
-			ms, err := tx.MatchesOf(members[i].ID)
-			if err != nil {
-				return err
-			}
-			worst := 0.0
-			for _, mt := range ms {
-				if mt.Env != env {
-					continue
-				}
-				mine, theirs, other := mt.ScoreA, mt.ScoreB, mt.B
-				if mt.B == members[i].ID {
-					mine, theirs, other = mt.ScoreB, mt.ScoreA, mt.A
-				}
-				if in[other] && other != members[i].ID && theirs-mine > worst {
-					worst = theirs - mine
-				}
-			}
-			members[i].Exploitability = worst
-		}
-		return nil
-	})
+	if err := m.run.Store().View(func(tx *store.Tx) error { return m.matches.update(tx, env) }); err != nil {
+		return err
+	}
+	for i := range members {
+		members[i].Exploitability = m.matches.exploitability(members[i].ID, in)
+	}
+	return nil
 }
 
 // pickPlanners chooses each candidate's planner: the only one, or by a
@@ -285,10 +270,13 @@ func (m *Mode) pickPlanners(iteration, n int) ([]string, error) {
 	pulls := map[string]float64{}
 	wins := map[string]float64{}
 	err := m.run.Store().View(func(tx *store.Tx) error {
-		for k := 0; k < iteration; k++ {
-			it, err := tx.Iteration(m.run.ID(), k)
-			if err != nil {
-				return err
+		its, err := m.run.Past(tx)
+		if err != nil {
+			return err
+		}
+		for _, it := range its {
+			if it.Index >= iteration {
+				break
 			}
 			for _, c := range it.Candidates {
 				spec := it.Plan[c.Sample].Planner
@@ -427,7 +415,7 @@ func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.Pla
 			break
 		}
 		flat++
-		out, err := m.run.Propose(ctx, it, pc, pc.Sample+1000*round, search.Request{Op: planner.OpImprove, Parent: c.Policy})
+		out, err := m.run.Propose(ctx, it, pc, pc.Sample+store.LocalRoundStride*round, search.Request{Op: planner.OpImprove, Parent: c.Policy})
 		if err != nil {
 			return nil, err
 		}
@@ -609,7 +597,7 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 	var es []pool.Entrant
 	gp := m.run.Arena().GlobalPool()
 	err := m.run.Store().View(func(tx *store.Tx) error {
-		its, err := tx.Iterations(m.run.ID())
+		its, err := m.run.Past(tx)
 		if err != nil {
 			return err
 		}

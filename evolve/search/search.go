@@ -88,6 +88,11 @@ type Run interface {
 	Scored(ctx context.Context, id string) (planner.Scored, error)
 	// Save stores the iteration as it stands.
 	Save(it *store.Iteration) error
+	// Past is the run's iterations as stored, in order, read in tx: the
+	// finished ones are read once and kept (they are never written
+	// again), so that reading the past costs the same late in a long run
+	// as early. The records are shared: the mode must not change them.
+	Past(tx *store.Tx) ([]store.Iteration, error)
 
 	// Phase reports that a phase of iteration i begins.
 	Phase(i int, name string)
