@@ -34,9 +34,14 @@ const (
 )
 
 // slowFor is how long a worker holds an episode of the seed envWorkerSlow
-// names before it plays it: three AckWaits of testQueue, whatever the
+// names before it plays it: three AckWaits of patientQueue, whatever the
 // machine's speed.
-const slowFor = 3 * time.Second
+const slowFor = 9 * time.Second
+
+// patientQueue is testQueue with an AckWait long enough that a worker
+// process starved of CPU for a moment on a busy machine still tells the
+// server in time that it holds its job.
+var patientQueue = QueueConfig{AckWait: 3 * time.Second, MaxDeliver: 2}
 
 // testCache holds the native policy workers built by this test run, shared
 // by the coordinators and the worker processes.

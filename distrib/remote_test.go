@@ -530,8 +530,8 @@ func TestCoordinatorRestart(t *testing.T) {
 // still at it. The job is long by construction: the worker holds it for
 // three AckWaits before playing it.
 func TestLongJobStaysWithItsWorker(t *testing.T) {
-	if slowFor < 3*testQueue.AckWait {
-		t.Fatalf("slowFor %v is not three AckWaits (%v)", slowFor, testQueue.AckWait)
+	if slowFor < 3*patientQueue.AckWait {
+		t.Fatalf("slowFor %v is not three AckWaits (%v)", slowFor, patientQueue.AckWait)
 	}
 	sb := newSandbox(t, noCost)
 	ep := episodeOf(t, sb, slowPolicy, 20, 9)
@@ -544,7 +544,7 @@ func TestLongJobStaysWithItsWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	r, err := NewRemote(context.Background(), nc, RemoteConfig{Queue: testQueue})
+	r, err := NewRemote(context.Background(), nc, RemoteConfig{Queue: patientQueue})
 	if err != nil {
 		t.Fatal(err)
 	}

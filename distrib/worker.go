@@ -262,6 +262,10 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg) {
 		m.Term()
 		return
 	}
+	// The job is in hand from now on, until it is answered: tell the
+	// server every AckWait/3 (decoding, starting a policy's worker and
+	// publishing the result take time too, more on a busy machine).
+	defer keepInHand(m, cfg.AckWait)()
 	ep, err := decodeJob(id, m.Data())
 	var bad *badJob
 	if errors.As(err, &bad) {
@@ -275,7 +279,7 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg) {
 	start := time.Now()
 	var out *episode.Result
 	if err == nil {
-		out, err = w.play(ctx, m, ep, id, cfg.AckWait)
+		out, err = w.play(ctx, ep, id)
 	}
 	if ctx.Err() != nil {
 		m.Nak() // abandoned: another worker takes it now
@@ -320,27 +324,32 @@ func decodeJob(id string, data []byte) (*episode.Episode, error) {
 	return &ep, nil
 }
 
-// play plays the episode, telling the server every ackWait/3 that the job
-// is in hand. A system's failure is returned as the error.
-func (w *Worker) play(ctx context.Context, m jetstream.Msg, ep *episode.Episode, id string, ackWait time.Duration) (*episode.Result, error) {
-	ex, err := w.executor(ep.Limits)
-	if err != nil {
-		return nil, err
-	}
-	stop := make(chan struct{})
-	defer close(stop)
+// keepInHand tells the server now, and every ackWait/3 until the
+// returned function is called, that the job m is in hand.
+func keepInHand(m jetstream.Msg, ackWait time.Duration) (stop func()) {
+	m.InProgress()
+	done := make(chan struct{})
 	go func() {
 		t := time.NewTicker(max(ackWait/3, 10*time.Millisecond))
 		defer t.Stop()
 		for {
 			select {
-			case <-stop:
+			case <-done:
 				return
 			case <-t.C:
 				m.InProgress()
 			}
 		}
 	}()
+	return func() { close(done) }
+}
+
+// play plays the episode; a system's failure is returned as the error.
+func (w *Worker) play(ctx context.Context, ep *episode.Episode, id string) (*episode.Result, error) {
+	ex, err := w.executor(ep.Limits)
+	if err != nil {
+		return nil, err
+	}
 	res, err := ex.Play(ctx, ep)
 	return episode.NewResult(id, res, err)
 }

@@ -160,8 +160,8 @@ func newRunPage(r *Run, f *Frame) *runPage {
 		{"iterations", fmt.Sprintf("%d of %d done", rec.Iterations, r.Planned), ""},
 		{"planners", strings.Join(cfg.Planners, ", ") + ", feedback " + cfg.Feedback, ""},
 		{"seeds", fmt.Sprintf("self-play %s, matches %s", seedList(cfg.EvalSeeds), seedList(cfg.MatchSeeds)), ""},
-		{"spent", fmt.Sprintf("%d planner calls, %d LLM calls, %d tokens, $%.4f, %d episodes, %s", u.Proposals, u.LLMCalls,
-			u.InputTokens+u.OutputTokens, u.Cost, u.Episodes, (time.Duration(u.WallSeconds) * time.Second).String()), ""},
+		{"spent", fmt.Sprintf("%d planner calls, %d LLM calls, %d tokens, %s, %d episodes, %s", u.Proposals, u.LLMCalls,
+			u.InputTokens+u.OutputTokens, u.CostWords(), u.Episodes, (time.Duration(u.WallSeconds) * time.Second).String()), ""},
 		{"started", rec.Started.Local().Format(time.DateTime) + ", updated " + rec.Updated.Local().Format(time.DateTime), ""},
 	}
 	if cfg.Mode == evolve.ModePopulation {

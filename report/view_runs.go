@@ -97,7 +97,7 @@ func (l *RunList) page(f *Frame) *page {
 		}
 		row.Progress = fmt.Sprintf("%d of %d", rec.Iterations, r.Planned)
 		u := rec.Usage
-		row.Spent = fmt.Sprintf("%d planner calls, %d LLM calls, $%.3f, %d episodes", u.Proposals, u.LLMCalls, u.Cost, u.Episodes)
+		row.Spent = fmt.Sprintf("%d planner calls, %d LLM calls, %s, %d episodes", u.Proposals, u.LLMCalls, u.CostWords(), u.Episodes)
 		if row.ChampionShort == "" {
 			row.ChampionShort = "–"
 		}

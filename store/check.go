@@ -30,6 +30,11 @@ func (s *Store) Check() (problems []string, err error) {
 		err := s.guarded(func() error {
 			return s.withDB(true, func(db *bolt.DB) error {
 				return db.View(func(tx *bolt.Tx) error {
+					// A newer schema is not damage: this program cannot
+					// judge the store, and says why.
+					if err := checkSchema(tx, true, false); errors.Is(err, ErrNewerSchema) {
+						return err
+					}
 					problems = checkTx(tx)
 					return nil
 				})
@@ -91,6 +96,15 @@ func checkTx(tx *bolt.Tx) []string {
 	}
 	if len(out) > 0 {
 		return out
+	}
+	// Appending buckets give each record the next number of the bucket's
+	// sequence: a sequence behind the last record would overwrite it.
+	for _, name := range [][]byte{bLLMCalls, bCritiques, bMatchLog} {
+		if b := tx.Bucket(name); b != nil {
+			if k, _ := b.Cursor().Last(); len(k) == 8 && binary.BigEndian.Uint64(k) > b.Sequence() {
+				add("bucket %s: its sequence %d is behind its last record %d (the next record would overwrite one)", name, b.Sequence(), binary.BigEndian.Uint64(k))
+			}
+		}
 	}
 	policies := map[string]bool{}
 	decode := func(bucket string, k, v []byte, dst any) bool {

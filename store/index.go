@@ -49,6 +49,9 @@ func logMatch(log *bolt.Bucket, key []byte) error {
 	if err != nil {
 		return err
 	}
+	if log.Get(u64(n)) != nil {
+		return damaged("the match log's sequence (%d) is behind its entries: the next entry would overwrite one", n)
+	}
 	return log.Put(u64(n), key)
 }
 

@@ -261,6 +261,10 @@ func (w *walker) walk() {
 	if avail := uint64(h.size) / uint64(h.pageSize); avail < pages {
 		pages = avail
 	}
+	if pages < 2 {
+		w.add("the file is truncated: it has %d bytes, less than its two meta pages", h.size)
+		return
+	}
 	w.state = make([]uint8, pages)
 	w.state[0], w.state[1] = pageReached, pageReached
 	if h.meta.freelist != noFreelist {

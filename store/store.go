@@ -120,7 +120,17 @@ func Open(path string, opt Options) (*Store, error) {
 	case err == nil:
 		// An existing file is identified read-only first: a writable open
 		// of a foreign bbolt file could already write to it (bbolt syncs
-		// some freelists when it opens).
+		// some freelists when it opens). Its pages are walked before bbolt
+		// reads a record, by every open, read-only ones too: bbolt follows
+		// a page cycle (one flipped bit in a child's page id) until its
+		// stack or the memory runs out, fatal errors no recover catches.
+		// The walk takes about a second per GB (docs/store.md).
+		if err := s.view(func(*bolt.Tx) error { return nil }); err != nil {
+			return nil, err // not bbolt's, truncated: as every open says
+		}
+		if err := s.walk(); err != nil {
+			return nil, err
+		}
 		if err := s.view(func(tx *bolt.Tx) error { return identify(tx, !opt.ReadOnly) }); err != nil {
 			return nil, err
 		}
@@ -132,15 +142,9 @@ func Open(path string, opt Options) (*Store, error) {
 	if opt.ReadOnly {
 		return s, nil
 	}
-	// No write may land in a damaged store (bbolt would build on its
-	// damaged pages): a store opened for writing has its pages walked
-	// first (about a second per GB), and is written to only when its
-	// schema needs it.
-	if err == nil {
-		if err := s.walk(); err != nil {
-			return nil, err
-		}
-	}
+	// No write lands in a damaged store (bbolt would build on its damaged
+	// pages: the walk above refused it), and a sound one is written to
+	// only when its schema needs it.
 	current := false
 	if err := s.view(func(tx *bolt.Tx) error {
 		current = checkSchema(tx, false, false) == nil && allBucketsThere(tx)
@@ -249,30 +253,39 @@ func (s *Store) open(readOnly bool, f **os.File) (*bolt.DB, error) {
 func (s *Store) withDB(readOnly bool, fn func(*bolt.DB) error) (err error) {
 	var f *os.File
 	var db *bolt.DB
+	finished := false
 	defer func() {
-		if r := recover(); r != nil {
-			if db != nil {
-				closed := make(chan struct{})
-				go func() {
-					db.Close()
-					close(closed)
-				}()
-				select {
-				case <-closed:
-				case <-time.After(5 * time.Second):
-				}
+		if finished {
+			return
+		}
+		// A panic, or runtime.Goexit (t.Fatal inside a transaction): the
+		// DB is closed all the same, else its lock stays held.
+		r := recover()
+		if db != nil {
+			closed := make(chan struct{})
+			go func() {
+				db.Close()
+				close(closed)
+			}()
+			select {
+			case <-closed:
+			case <-time.After(5 * time.Second):
 			}
-			if f != nil {
-				f.Close()
-			}
+		}
+		if f != nil {
+			f.Close()
+		}
+		if r != nil {
 			panic(r)
 		}
 	}()
 	db, err = s.open(readOnly, &f)
 	if err != nil {
+		finished = true
 		return err
 	}
 	err = fn(db)
+	finished = true
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close store: %w", cerr)
 	}

@@ -409,6 +409,9 @@ func appendSeq(b *bolt.Bucket, setID func(uint64), v any) error {
 	if err != nil {
 		return err
 	}
+	if b.Get(u64(n)) != nil {
+		return damaged("a bucket's sequence (%d) is behind its records: the next record would overwrite one", n)
+	}
 	setID(n)
 	return put(b, u64(n), v)
 }

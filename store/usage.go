@@ -1,5 +1,7 @@
 package store
 
+import "fmt"
+
 // Add adds u2 to u.
 func (u *RunUsage) Add(u2 RunUsage) {
 	u.Proposals += u2.Proposals
@@ -11,6 +13,31 @@ func (u *RunUsage) Add(u2 RunUsage) {
 	u.UnpricedCalls += u2.UnpricedCalls
 	u.Episodes += u2.Episodes
 	u.WallSeconds += u2.WallSeconds
+}
+
+// CostWords is what a run's LLM calls cost, saying how many had no price:
+// their cost is unknown, not zero.
+func (u RunUsage) CostWords() string {
+	s := fmt.Sprintf("$%.4f", u.Cost)
+	switch {
+	case u.UnpricedCalls > 0 && u.UnpricedCalls == u.LLMCalls:
+		s = "cost unknown (no price for the model)"
+	case u.UnpricedCalls > 0:
+		s += fmt.Sprintf(" + %d calls of unknown cost", u.UnpricedCalls)
+	}
+	return s
+}
+
+// CostShort is CostWords for a table's column: "$0.420", "?" when no
+// call had a price, "$0.100+?" when some had none.
+func (u RunUsage) CostShort() string {
+	switch {
+	case u.UnpricedCalls > 0 && u.UnpricedCalls == u.LLMCalls:
+		return "?"
+	case u.UnpricedCalls > 0:
+		return fmt.Sprintf("$%.3f+?", u.Cost)
+	}
+	return fmt.Sprintf("$%.3f", u.Cost)
 }
 
 // Candidate returns the record of the iteration's candidate sample, or

@@ -169,12 +169,17 @@ func runCritique(ctx context.Context, o critiqueOptions, stdout, stderr io.Write
 		eps = append(eps, ep)
 		return nil
 	}
+	silence := watchSilence("critique", "starting", stderr)
+	defer silence.Stop()
+	total := len(seeds) * (1 + 2*len(opps))
 	for _, seed := range seeds {
+		silence.doing("playing seed %d in self-play (%d of %d episodes)", seed, len(eps)+1, total)
 		if err := episode(make([]int, n), seed, nil); err != nil {
 			return err
 		}
 		for _, opp := range opps {
 			for _, swapped := range []bool{false, true} {
+				silence.doing("playing seed %d against %s (%d of %d episodes)", seed, opp.name, len(eps)+1, total)
 				if err := episode(elo.Sides(n, swapped), seed, opp); err != nil {
 					return err
 				}
@@ -186,6 +191,7 @@ func runCritique(ctx context.Context, o critiqueOptions, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
+	silence.doing("writing the reflections (%s critic)", o.critic)
 	rep, err := critiqueReport(ctx, &o, d, me.source)
 	if err != nil {
 		return err

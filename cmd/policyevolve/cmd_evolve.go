@@ -288,19 +288,6 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	return nil
 }
 
-// costWords is what a run's LLM calls cost, saying how many had no price
-// (their cost is unknown, not zero).
-func costWords(u store.RunUsage) string {
-	s := fmt.Sprintf("$%.4f", u.Cost)
-	switch {
-	case u.UnpricedCalls > 0 && u.UnpricedCalls == u.LLMCalls:
-		s = "cost unknown (no price for the model)"
-	case u.UnpricedCalls > 0:
-		s += fmt.Sprintf(" + %d calls of unknown cost", u.UnpricedCalls)
-	}
-	return s
-}
-
 // checkSeeds refuses, on a resume, seeds given that are not the run's:
 // the seeds decide what the run does.
 func (o *evolveOptions) checkSeeds(stored evolve.JobConfig) error {
@@ -362,7 +349,7 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 	}
 	fmt.Fprintf(w, " — %s (%d of %d); %d planner calls, %d LLM calls, %s, %d episodes, %s\n",
 		evolve.IterationsDone(run.Iterations), run.Iterations, cfg.TotalIterations(), run.Usage.Proposals, run.Usage.LLMCalls,
-		costWords(run.Usage), run.Usage.Episodes, (time.Duration(run.Usage.WallSeconds) * time.Second).String())
+		run.Usage.CostWords(), run.Usage.Episodes, (time.Duration(run.Usage.WallSeconds) * time.Second).String())
 	if prof != nil && prof.Total() > 0 {
 		fmt.Fprintf(w, "time in this process, summed over workers: %s\n", prof)
 	}

@@ -103,7 +103,10 @@ func runInvade(ctx context.Context, o invadeOptions, stdout, stderr io.Writer) e
 	}
 	rep := invadeReport{Names: [2]string{a.name, b.name}, Env: env.Config.String(), Seeds: seeds}
 	var failed []string
+	watch := watchSilence("invade", "starting", stderr)
+	defer watch.Stop()
 	play := func(k int) (*arena.Invasion, error) {
+		watch.doing("playing %d invaders of %s among %d agents (%d seeds)", k, a.name, n, len(seeds))
 		inv, err := arena.Invade(ctx, env, a.actor, b.actor, k, seeds)
 		if err != nil {
 			return nil, err

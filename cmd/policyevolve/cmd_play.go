@@ -145,7 +145,10 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 	rep := playReport{Game: env.Game().String(), Map: o.mapArg, Agents: o.agents, Policy: o.policy, Steps: o.steps}
 	mean := playEpisode{Returns: make([]float64, o.agents)}
 	var failed []uint64
-	for _, seed := range seeds {
+	silence := watchSilence("play", "starting", stderr)
+	defer silence.Stop()
+	for i, seed := range seeds {
+		silence.doing("playing seed %d (episode %d of %d)", seed, i+1, len(seeds))
 		// Source policies run with the state-hash check on.
 		opt := envs.Options{Seed: seed, Verify: source, Record: trace != nil || watch != nil}
 		var res *envs.Result

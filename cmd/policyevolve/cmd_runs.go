@@ -77,8 +77,8 @@ job writes.`, stdout)
 		if r.Champion != "" {
 			champ = r.Champion[:12]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s/%s/%d/%d\t%s\t%s\t%d/%d\t%d\t%d\t$%.3f\t%s\t%s\n", r.ID, r.Mode, cfg.Game, mapName(cfg), cfg.Agents, cfg.Steps,
-			objectiveOf(r.Mode, cfg), status, r.Iterations, cfg.TotalIterations(), r.Usage.Proposals, r.Usage.LLMCalls, r.Usage.Cost, champ, r.Updated.Local().Format(time.DateTime))
+		fmt.Fprintf(tw, "%s\t%s\t%s/%s/%d/%d\t%s\t%s\t%d/%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.Mode, cfg.Game, mapName(cfg), cfg.Agents, cfg.Steps,
+			objectiveOf(r.Mode, cfg), status, r.Iterations, cfg.TotalIterations(), r.Usage.Proposals, r.Usage.LLMCalls, r.Usage.CostShort(), champ, r.Updated.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
 }
@@ -166,7 +166,7 @@ and the champion after it.`, stdout)
 	fmt.Fprintf(stdout, "\nstarted %s, updated %s\n", run.Started.Local().Format(time.DateTime), run.Updated.Local().Format(time.DateTime))
 	u := run.Usage
 	fmt.Fprintf(stdout, "spent: %d planner calls, %d LLM calls (%d tokens in, %d out), %s, %d episodes, %s\n",
-		u.Proposals, u.LLMCalls, u.InputTokens, u.OutputTokens, costWords(u), u.Episodes, (time.Duration(u.WallSeconds) * time.Second).String())
+		u.Proposals, u.LLMCalls, u.InputTokens, u.OutputTokens, u.CostWords(), u.Episodes, (time.Duration(u.WallSeconds) * time.Second).String())
 	pretty, _ := json.MarshalIndent(cfg, "  ", "  ")
 	fmt.Fprintf(stdout, "configuration:\n  %s\n", pretty)
 	for _, it := range its {

@@ -66,7 +66,11 @@ func runWorker(ctx context.Context, o workerOptions, stdout, stderr io.Writer) e
 	}
 	// The backend as this machine resolves it (auto: native when a Go
 	// toolchain works), which decides the queue served.
-	sb, err := sandbox.New(sandbox.Config{Backend: be, Notice: stderr})
+	max, err := workerCacheMax()
+	if err != nil {
+		return err
+	}
+	sb, err := sandbox.New(sandbox.Config{Backend: be, CacheMaxBytes: max, Notice: stderr})
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
@@ -78,7 +82,7 @@ func runWorker(ctx context.Context, o workerOptions, stdout, stderr io.Writer) e
 	}
 	defer nc.Close()
 	w, err := distrib.NewWorker(nc, distrib.WorkerConfig{Name: o.name, Backend: sb.Backend(), Concurrency: o.concurrency,
-		Sandbox: sandbox.Config{Notice: stderr}, MaxPrograms: o.maxPrograms, Heartbeat: o.heartbeat, Log: logf})
+		Sandbox: sandbox.Config{CacheMaxBytes: max, Notice: stderr}, MaxPrograms: o.maxPrograms, Heartbeat: o.heartbeat, Log: logf})
 	if err != nil {
 		return err
 	}

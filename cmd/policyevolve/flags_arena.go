@@ -19,6 +19,24 @@ func watchArena(a *arena.Arena, name, what string, stderr io.Writer) (stop func(
 	return p.heartbeat(progressEvery)
 }
 
+// silenceWatch says, off a terminal, what a command that plays episodes
+// without an Arena does (play, critique, transfer, invade): a line after
+// every progressEvery of silence, with the step it is at and how long it
+// has been at it (docs/cli.md, progress lines).
+type silenceWatch struct {
+	p    *evolveProgress
+	Stop func()
+}
+
+func watchSilence(name, what string, stderr io.Writer) *silenceWatch {
+	p := newEvolveProgress(nil, stderr, false)
+	p.quiet, p.prefix, p.note = true, name+": ", what
+	return &silenceWatch{p: p, Stop: p.heartbeat(progressEvery)}
+}
+
+// doing says what the command does from now on.
+func (w *silenceWatch) doing(format string, args ...any) { w.p.setNote(fmt.Sprintf(format, args...)) }
+
 // openArena builds an Arena from the flags of a command that plays.
 func openArena(so *storeOptions, mode storeMode, eo *envOptions, sbo *sandboxOptions, evalSeeds, matchSeeds string, stderr io.Writer) (*arena.Arena, error) {
 	env, err := eo.resolve()

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"policyevolve/sandbox"
@@ -35,9 +38,55 @@ func (o *sandboxOptions) open(stderr io.Writer) (*sandbox.Sandbox, error) {
 			return nil, usagef("--cost-budget: %v", err)
 		}
 	}
-	sb, err := sandbox.New(sandbox.Config{Backend: be, StepTimeout: o.stepTimeout, CostBudget: cost, Notice: stderr})
+	max, err := workerCacheMax()
+	if err != nil {
+		return nil, err
+	}
+	sb, err := sandbox.New(sandbox.Config{Backend: be, StepTimeout: o.stepTimeout, CostBudget: cost, CacheMaxBytes: max, Notice: stderr})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	return sb, nil
+}
+
+// envWorkerCacheMax bounds the worker cache on disk (docs/sandbox.md).
+const envWorkerCacheMax = "POLICYEVOLVE_WORKER_CACHE_MAX"
+
+// workerCacheMax reads $POLICYEVOLVE_WORKER_CACHE_MAX: bytes, with an
+// optional unit (KiB, MiB, GiB; K, M, G mean the same), or "off" for no
+// bound. Unset or empty: 0, the sandbox's default.
+func workerCacheMax() (int64, error) {
+	v := strings.TrimSpace(os.Getenv(envWorkerCacheMax))
+	n, err := parseBytes(v)
+	if err != nil {
+		return 0, fmt.Errorf("$%s=%q: %w", envWorkerCacheMax, v, err)
+	}
+	return n, nil
+}
+
+// parseBytes parses a size such as 500MiB, 2G or 1048576; "off" is -1
+// (no bound), "" is 0 (the default).
+func parseBytes(v string) (int64, error) {
+	switch strings.ToLower(v) {
+	case "":
+		return 0, nil
+	case "off":
+		return -1, nil
+	}
+	units := []struct {
+		suffix string
+		shift  uint
+	}{{"kib", 10}, {"mib", 20}, {"gib", 30}, {"k", 10}, {"m", 20}, {"g", 30}, {"b", 0}}
+	num, shift := strings.ToLower(v), uint(0)
+	for _, u := range units {
+		if s, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, shift = strings.TrimSpace(s), u.shift
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)>>shift {
+		return 0, fmt.Errorf("want a positive size such as 500MiB or 2GiB (or off)")
+	}
+	return n << shift, nil
 }

@@ -281,21 +281,6 @@ func TestResumeMovesTheModel(t *testing.T) {
 	}
 }
 
-func TestCostWords(t *testing.T) {
-	for _, tc := range []struct {
-		u    store.RunUsage
-		want string
-	}{
-		{store.RunUsage{LLMCalls: 3, Cost: 0.42}, "$0.4200"},
-		{store.RunUsage{LLMCalls: 3, UnpricedCalls: 3}, "cost unknown (no price for the model)"},
-		{store.RunUsage{LLMCalls: 5, UnpricedCalls: 2, Cost: 0.1}, "$0.1000 + 2 calls of unknown cost"},
-	} {
-		if got := costWords(tc.u); got != tc.want {
-			t.Errorf("%+v: %q, want %q", tc.u, got, tc.want)
-		}
-	}
-}
-
 // TestResumeMoveRules: what a resume may change of how a run's models are
 // reached, what it says, and what it refuses.
 func TestResumeMoveRules(t *testing.T) {

@@ -88,7 +88,7 @@ func (p *evolveProgress) Report(e evolve.Event) {
 	}
 	usage := fmt.Sprintf("%d calls", e.Usage.Proposals)
 	if e.Usage.LLMCalls > 0 {
-		usage += fmt.Sprintf(", %d LLM, %s", e.Usage.LLMCalls, costWords(e.Usage))
+		usage += fmt.Sprintf(", %d LLM, %s", e.Usage.LLMCalls, e.Usage.CostWords())
 	}
 	switch e.Kind {
 	case evolve.EventStarted:

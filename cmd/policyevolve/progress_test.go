@@ -152,3 +152,24 @@ func TestProgressOfACommandThatPlays(t *testing.T) {
 		t.Errorf("lines:\n%swant:\n%s", out.String(), want)
 	}
 }
+
+// TestProgressOfACommandWithoutArena: play, critique, transfer and invade
+// say which step they are at, and for how long, when silent for 30 s.
+func TestProgressOfACommandWithoutArena(t *testing.T) {
+	var out bytes.Buffer
+	c := &stepClock{t: time.Unix(1000, 0)}
+	p := newEvolveProgress(nil, &out, false)
+	p.clock, p.begun, p.lastLine = c, c.Now(), c.Now()
+	p.quiet, p.prefix, p.note = true, "transfer: ", "starting"
+	w := &silenceWatch{p: p}
+	c.advance(5 * time.Second)
+	w.doing("playing on map %s (%d of %d maps, %d seeds each)", "small", 2, 6, 5)
+	c.advance(25 * time.Second)
+	p.beat(progressEvery) // 30 s of silence, 25 s on this map
+	c.advance(10 * time.Second)
+	p.beat(progressEvery) // a line 10 s ago: nothing
+	want := "transfer: playing on map small (2 of 6 maps, 5 seeds each) — 25s\n"
+	if out.String() != want {
+		t.Errorf("lines:\n%swant:\n%s", out.String(), want)
+	}
+}

@@ -47,8 +47,13 @@ func (b *matchBook) update(tx *store.Tx, env store.EnvConfig) error {
 		}
 		return nil
 	})
+	if err != nil {
+		// The entries read so far are noted; reading again starts where
+		// this read started (a margin noted twice is the same margin).
+		return err
+	}
 	b.last = last
-	return err
+	return nil
 }
 
 // exploitability is the largest margin by which a policy of against

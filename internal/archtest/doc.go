@@ -1,0 +1,5 @@
+// Package archtest holds a test of the import rules of
+// docs/architecture.md for the packages at the bottom of the project:
+// those that import only the standard library (and, for some, one named
+// package). It has no code of its own.
+package archtest
