@@ -94,7 +94,7 @@ func progressAt(curves [][]float64, budget int) []ProgressPoint {
 
 // Checkpoints are the planner calls at which a report shows the
 // best-so-far curve: 1, 2, 4, then every 4 up to 16, every 8 up to 48,
-// every 16 beyond, and the budget.
+// every 16 beyond, and the budget; none without a budget.
 func Checkpoints(budget int) []int {
 	var out []int
 	for k := 1; k <= budget; {
@@ -110,7 +110,7 @@ func Checkpoints(budget int) []int {
 			k += 16
 		}
 	}
-	if len(out) == 0 || out[len(out)-1] != budget {
+	if budget > 0 && (len(out) == 0 || out[len(out)-1] != budget) {
 		out = append(out, budget)
 	}
 	return out
