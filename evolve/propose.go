@@ -26,7 +26,7 @@ func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.Planned
 	task.Try = TryFunc(j.arena, task.Feedback)
 	if limit := j.Config.MaxPlannerCalls; limit > 0 {
 		j.mu.Lock()
-		task.CallsLeft = max(1, limit-j.run.Usage.Proposals)
+		task.CallsLeft = max(1, limit-j.run.Usage.Proposals-r.Spent)
 		j.mu.Unlock()
 	}
 	self := store.Origin{Run: j.RunID, Iteration: it.Index, Sample: sample, Operator: r.Op}

@@ -183,6 +183,13 @@ func (l *FixLoop) run(ctx context.Context, t Task, first func() (*Proposal, erro
 		if n >= limit {
 			return out, nil
 		}
+		if t.CallsLeft > 0 && out.Calls() >= t.CallsLeft {
+			// The run's planner-call budget admits no fix: what was
+			// tried stands (the proposal is refused, as after the last
+			// attempt).
+			l.logf("attempt %d: no fix asked: the planner-call budget is spent", n)
+			return out, nil
+		}
 		// The planner is shown the problem as it would be after a resume.
 		done := l.Profile.Start(timing.Planning)
 		prop, err = l.Planner.Fix(ctx, FixRequest{Task: t, Failed: prop, Problem: DescribeProblem(problem), Attempt: n})

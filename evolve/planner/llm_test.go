@@ -230,3 +230,20 @@ func TestAddedClauseIsStoredFormatted(t *testing.T) {
 		t.Errorf("stored %q (program %.12s, policy %.12s)", out.Policy.Source, out.Program.ID, out.Policy.ID)
 	}
 }
+
+// TestFixLoopHoldsTheCallBudget: with one planner call left in the run's
+// budget, a proposal that fails is not sent back for a fix (that would be
+// a call over the budget); with more left, it is.
+func TestFixLoopHoldsTheCallBudget(t *testing.T) {
+	for _, left := range []int{1, 2} {
+		a, p, loop, _ := evolvetest.LLMSetup(t, "run-b", evolvetest.BadAnswer, evolvetest.ValidAnswer)
+		loop.Planner = p
+		out, err := loop.Init(context.Background(), planner.InitRequest{Task: planner.Task{Env: a.Env, Run: "run-b", CallsLeft: left}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls := len(evolvetest.Calls(t, a.Store, "run-b")); out.Calls() != left || calls != left || (out.Policy != nil) != (left == 2) {
+			t.Errorf("%d calls left: %d attempts, %d calls made, policy %v", left, out.Calls(), calls, out.Policy != nil)
+		}
+	}
+}

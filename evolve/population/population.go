@@ -415,7 +415,7 @@ func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.Pla
 			break
 		}
 		flat++
-		out, err := m.run.Propose(ctx, it, pc, pc.Sample+store.LocalRoundStride*round, search.Request{Op: planner.OpImprove, Parent: c.Policy})
+		out, err := m.run.Propose(ctx, it, pc, pc.Sample+store.LocalRoundStride*round, search.Request{Op: planner.OpImprove, Parent: c.Policy, Spent: c.Usage.Proposals})
 		if err != nil {
 			return nil, err
 		}

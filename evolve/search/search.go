@@ -115,4 +115,8 @@ type Request struct {
 	// Known accepts a policy written before instead of refusing it as a
 	// duplicate (GEPA scores whatever a prompt makes the planner write).
 	Known bool
+	// Spent is the planner calls the request's candidate took that are
+	// not stored yet (a population candidate's earlier local rounds): the
+	// planner-call budget counts them.
+	Spent int
 }
