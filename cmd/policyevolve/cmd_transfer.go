@@ -82,17 +82,16 @@ func runTransfer(ctx context.Context, o transferOptions, stdout, stderr io.Write
 		return err
 	}
 	watch := watchSilence("transfer", "starting", stderr)
+	defer watch.Stop()
 	var rows []arena.TransferRow
 	for i := range maps {
 		watch.doing("playing on map %s (%d of %d maps, %d seeds each)", maps[i], i+1, len(maps), len(seeds))
 		row, err := arena.Transfer(ctx, game, maps[i:i+1], env.Config.Agents, env.Config.MaxSteps, p.actor, seeds)
 		if err != nil {
-			watch.Stop()
 			return err
 		}
 		rows = append(rows, row...)
 	}
-	watch.Stop()
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -12,11 +12,18 @@ import (
 // says what it does (what) and how many episodes it has played. The
 // arena's own lines go through it. Call the returned function when done.
 func watchArena(a *arena.Arena, name, what string, stderr io.Writer) (stop func()) {
-	p := newEvolveProgress(nil, stderr, false)
-	p.quiet, p.prefix, p.note = true, name+": ", what
+	p := commandProgress(name, what, stderr)
 	p.activity = func() (int, int) { return 0, a.Episodes() }
 	a.Log = p.logf
 	return p.heartbeat(progressEvery)
+}
+
+// commandProgress is the progress of a command that runs no job: no bar,
+// its lines prefixed with its name, its heartbeat saying what it does.
+func commandProgress(name, what string, stderr io.Writer) *evolveProgress {
+	p := newEvolveProgress(nil, stderr, false)
+	p.quiet, p.prefix, p.note = true, name+": ", what
+	return p
 }
 
 // silenceWatch says, off a terminal, what a command that plays episodes
@@ -29,8 +36,7 @@ type silenceWatch struct {
 }
 
 func watchSilence(name, what string, stderr io.Writer) *silenceWatch {
-	p := newEvolveProgress(nil, stderr, false)
-	p.quiet, p.prefix, p.note = true, name+": ", what
+	p := commandProgress(name, what, stderr)
 	return &silenceWatch{p: p, Stop: p.heartbeat(progressEvery)}
 }
 
