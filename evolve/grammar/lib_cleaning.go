@@ -153,7 +153,10 @@ func (k *kit) cutSections(v *ssd.View) {
 	for i := range idx {
 		idx[i] = i
 	}
-	parts := bisectCells(river, idx, len(who), nil, v.Height(), w)
+	if k.riverOrd == nil {
+		k.riverOrd = orderCells(river, v.Height(), w)
+	}
+	parts := bisectCells(river, k.riverOrd, idx, len(who), nil)
 	near := make([]int, len(k.secAt))
 	for j, part := range parts {
 		var cells []ssd.Pos

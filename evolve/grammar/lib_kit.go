@@ -42,6 +42,8 @@ type kit struct {
 	secAt   []int
 	secOf   []int
 	secStep int
+	// The river cells' orders, made at the first cut into sections.
+	riverOrd *cellOrder
 	// Strips: the apples of each agent's strip, made at first use.
 	strip [][]int
 	// Scratch lists of an agent's own apples and spawns, reused.
@@ -52,10 +54,17 @@ type kit struct {
 	zone    [][]int
 	zoneWho []int
 	who     []int
-	// Tours: each agent's zone in cycle order, and where along it the
-	// agent is heading.
-	tour   [][]int
-	tourAt []int
+	// The apple spawns' rows and columns and their orders, made at the
+	// first cut.
+	spawnR, spawnC []int
+	spawnOrd       *cellOrder
+	// Tours: each agent's zone in cycle order, where along it the agent
+	// is heading, where its 2-opt stands, and the step whose 2-opt budget
+	// was spent last.
+	tour    [][]int
+	tourAt  []int
+	opt     []twoOpt
+	optStep int
 	// Apples: whether each was alive at the last step, and the step at
 	// which each can next be picked (the step itself while it is alive;
 	// -1 when unknown: Cleanup's regrowth is random).

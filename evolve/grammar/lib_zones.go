@@ -1,6 +1,10 @@
 package grammar
 
-import "policyevolve/envs/ssd"
+import (
+	"sort"
+
+	"policyevolve/envs/ssd"
+)
 
 // ZonesParams: the apple spawns are cut into compact zones of equal
 // counts, one per harvester, and each agent collects in its own zone
@@ -83,8 +87,25 @@ func (k *kit) tourNext(v *ssd.View, agent int, p *ZonesParams) (int, bool) {
 	return ssd.Stand, false
 }
 
+// tourBudget bounds the 2-opt work on the team's tours in one step (in
+// pairs of legs compared, a reversal counting half its length): a cut
+// makes every tour at once, nearest neighbour only, and 2-opt shortens
+// them over the following steps, so that a step's cost stays within the
+// sandbox's step deadline on the interpreter too (docs/offline-planner.md).
+const tourBudget = 1500
+
+// twoOpt is where the 2-opt of one tour stands: the pair of legs (i, j)
+// to compare next, whether the pass under way shortened the tour, and
+// whether a whole pass found nothing to shorten.
+type twoOpt struct {
+	i, j   int
+	better bool
+	done   bool
+}
+
 // zonesFor cuts the zones when there are none yet, or, with Share, when
-// the active harvesters of the team changed since the last cut.
+// the active harvesters of the team changed since the last cut; with
+// Tour, it spends the step's 2-opt budget once a step.
 func (k *kit) zonesFor(v *ssd.View, p *ZonesParams) {
 	who := k.who[:0]
 	for i := 0; i < k.n; i++ {
@@ -93,45 +114,86 @@ func (k *kit) zonesFor(v *ssd.View, p *ZonesParams) {
 		}
 	}
 	k.who = who
-	if k.zone != nil && (!p.Share || sameInts(who, k.zoneWho)) {
-		return
-	}
-	k.zoneWho = append(k.zoneWho[:0], who...)
-	k.zone = cutZones(v, k.n, who, p.Refine, p.Match)
-	if p.Tour {
-		k.tour = make([][]int, k.n)
-		k.tourAt = make([]int, k.n)
-		for _, a := range who {
-			k.tour[a] = tourOf(v, v.AgentPos(a), k.zone[a])
+	if k.zone == nil || (p.Share && !sameInts(who, k.zoneWho)) {
+		k.zoneWho = append(k.zoneWho[:0], who...)
+		if k.spawnOrd == nil {
+			cells := v.AppleSpawns()
+			k.spawnOrd = orderCells(cells, v.Height(), v.Width())
+			k.spawnR, k.spawnC = make([]int, len(cells)), make([]int, len(cells))
+			for i, c := range cells {
+				k.spawnR[i], k.spawnC[i] = c.R, c.C
+			}
 		}
+		old := k.zone
+		k.zone = cutZones(v, k.n, who, p.Refine, p.Match, k.spawnOrd)
+		if p.Tour {
+			k.newTours(v, old)
+		}
+	}
+	if p.Tour && k.optStep != k.step {
+		k.optStep = k.step
+		k.improveTours(tourBudget)
 	}
 }
 
-// tourOf orders the apple spawns zone into a cycle: nearest neighbour
-// (rows plus columns) from start, then 2-opt moves while one shortens it.
-// Positions are copied out once and distances computed inline: the
-// interpreter pays for every call.
-func tourOf(v *ssd.View, start ssd.Pos, zone []int) []int {
-	n := len(zone)
-	rs, cs := make([]int, n), make([]int, n)
-	for j, i := range zone {
-		p := v.ApplePos(i)
-		rs[j], cs[j] = p.R, p.C
+// newTours gives every agent with a zone a tour of it: the one it had
+// when its zone did not change (old holds the zones before the cut), else
+// a new one by nearest neighbour from where it stands, 2-opt still to do.
+func (k *kit) newTours(v *ssd.View, old [][]int) {
+	if k.tour == nil {
+		k.tour = make([][]int, k.n)
+		k.tourAt = make([]int, k.n)
+		k.opt = make([]twoOpt, k.n)
 	}
-	order := make([]int, 0, n) // positions in zone
+	in := k.spawnOrd.in
+	for a := 0; a < k.n; a++ {
+		z := k.zone[a]
+		if z == nil {
+			k.tour[a] = nil
+			continue
+		}
+		if old != nil && k.tour[a] != nil && len(old[a]) == len(z) {
+			for _, i := range old[a] {
+				in[i] = true
+			}
+			same := true
+			for _, i := range z {
+				if !in[i] {
+					same = false
+				}
+			}
+			for _, i := range old[a] {
+				in[i] = false
+			}
+			if same {
+				continue
+			}
+		}
+		k.tour[a] = nearestTour(k.spawnR, k.spawnC, v.AgentPos(a), z)
+		k.tourAt[a] = 0
+		k.opt[a] = twoOpt{j: 2}
+	}
+}
+
+// nearestTour orders the apple spawns zone (indices into rs and cs, the
+// spawns' rows and columns) into a cycle by nearest neighbour (rows plus
+// columns) from start, the first on ties.
+func nearestTour(rs, cs []int, start ssd.Pos, zone []int) []int {
+	n := len(zone)
+	t := make([]int, 0, n)
 	used := make([]bool, n)
 	r, c := start.R, start.C
-	for len(order) < n {
+	for len(t) < n {
 		best, bestD := -1, 0
-		for j := 0; j < n; j++ {
+		for j, i := range zone {
 			if used[j] {
 				continue
 			}
-			d := rs[j] - r
+			d := rs[i] - r
 			if d < 0 {
 				d = -d
 			}
-			dc := cs[j] - c
+			dc := cs[i] - c
 			if dc < 0 {
 				dc = -dc
 			}
@@ -140,50 +202,90 @@ func tourOf(v *ssd.View, start ssd.Pos, zone []int) []int {
 			}
 		}
 		used[best] = true
-		order = append(order, best)
-		r, c = rs[best], cs[best]
-	}
-	tr, tc := make([]int, n), make([]int, n)
-	for k, j := range order {
-		tr[k], tc[k] = rs[j], cs[j]
-	}
-	for shorter := true; shorter; {
-		shorter = false
-		for i := 0; i+2 < n; i++ {
-			for j := i + 2; j < n; j++ {
-				if i == 0 && j == n-1 {
-					continue // the same two edges
-				}
-				e := (j + 1) % n
-				if dist4(tr[i], tc[i], tr[j], tc[j], tr[i+1], tc[i+1], tr[e], tc[e]) < dist4(tr[i], tc[i], tr[i+1], tc[i+1], tr[j], tc[j], tr[e], tc[e]) {
-					for l, h := i+1, j; l < h; l, h = l+1, h-1 {
-						tr[l], tr[h] = tr[h], tr[l]
-						tc[l], tc[h] = tc[h], tc[l]
-						order[l], order[h] = order[h], order[l]
-					}
-					shorter = true
-				}
-			}
-		}
-	}
-	t := make([]int, n)
-	for k, j := range order {
-		t[k] = zone[j]
+		t = append(t, zone[best])
+		r, c = rs[zone[best]], cs[zone[best]]
 	}
 	return t
 }
 
-// dist4 is the length of two legs, (r1,c1)-(r2,c2) and (r3,c3)-(r4,c4),
-// in rows plus columns.
-func dist4(r1, c1, r2, c2, r3, c3, r4, c4 int) int {
-	d := 0
-	for _, x := range [4]int{r1 - r2, c1 - c2, r3 - r4, c3 - c4} {
-		if x < 0 {
-			x = -x
+// improveTours goes on with the 2-opt of the agents' tours, in agent
+// order, for at most budget units of work: pairs of legs (i, i+1) and
+// (j, j+1) compared in the order of whole passes, the tour between them
+// reversed when the crossing pair is shorter, passes repeated until one
+// shortens nothing. Resumed step after step, it makes exactly the moves
+// of an uninterrupted 2-opt.
+func (k *kit) improveTours(budget int) {
+	rs, cs := k.spawnR, k.spawnC
+	for a := 0; a < k.n && budget > 0; a++ {
+		t := k.tour[a]
+		o := k.opt[a]
+		if t == nil || o.done {
+			continue
 		}
-		d += x
+		n := len(t)
+		for budget > 0 {
+			if o.j >= n {
+				o.i++
+				o.j = o.i + 2
+			}
+			if o.i+2 >= n {
+				if !o.better {
+					o.done = true
+					break
+				}
+				o.i, o.j, o.better = 0, 2, false
+				continue
+			}
+			i, j := o.i, o.j
+			o.j++
+			if i == 0 && j == n-1 {
+				continue // the same two edges
+			}
+			budget--
+			e := (j + 1) % n
+			a1, b1, a2, b2 := t[i], t[i+1], t[j], t[e]
+			x, y := rs[a1]-rs[b1], cs[a1]-cs[b1]
+			if x < 0 {
+				x = -x
+			}
+			if y < 0 {
+				y = -y
+			}
+			now := x + y
+			x, y = rs[a2]-rs[b2], cs[a2]-cs[b2]
+			if x < 0 {
+				x = -x
+			}
+			if y < 0 {
+				y = -y
+			}
+			now += x + y
+			x, y = rs[a1]-rs[a2], cs[a1]-cs[a2]
+			if x < 0 {
+				x = -x
+			}
+			if y < 0 {
+				y = -y
+			}
+			swapped := x + y
+			x, y = rs[b1]-rs[b2], cs[b1]-cs[b2]
+			if x < 0 {
+				x = -x
+			}
+			if y < 0 {
+				y = -y
+			}
+			swapped += x + y
+			if swapped < now {
+				for l, h := i+1, j; l < h; l, h = l+1, h-1 {
+					t[l], t[h] = t[h], t[l]
+				}
+				budget -= (j - i) / 2
+				o.better = true
+			}
+		}
+		k.opt[a] = o
 	}
-	return d
 }
 
 // soonest heads for the spawn of zone whose apple the agent can pick
@@ -234,9 +336,11 @@ func (k *kit) soonest(v *ssd.View, agent int, zone []int, roam int) (int, bool) 
 }
 
 // cutZones cuts the apple spawns into one zone per agent of who, by
-// recursive bisection then refine rounds of balanced k-means, and returns
-// each agent's apple indices (nil for the agents not in who).
-func cutZones(v *ssd.View, n int, who []int, refine int, match bool) [][]int {
+// recursive bisection then at most refine rounds of balanced k-means
+// (fewer when a round changes nothing: every later round would give the
+// same), and returns each agent's apple indices (nil for the agents not
+// in who). ord holds the spawns' orders (orderCells).
+func cutZones(v *ssd.View, n int, who []int, refine int, match bool, ord *cellOrder) [][]int {
 	out := make([][]int, n)
 	if len(who) == 0 {
 		return out
@@ -246,9 +350,19 @@ func cutZones(v *ssd.View, n int, who []int, refine int, match bool) [][]int {
 	for i := range idx {
 		idx[i] = i
 	}
-	parts := bisectCells(cells, idx, len(who), nil, v.Height(), v.Width())
+	parts := bisectCells(cells, ord, idx, len(who), nil)
 	for r := 0; r < refine; r++ {
-		parts = rebalance(cells, parts, v.Height()+v.Width())
+		next := rebalance(cells, parts, v.Height()+v.Width())
+		same := true
+		for j := range next {
+			if !sameInts(next[j], parts[j]) {
+				same = false
+			}
+		}
+		parts = next
+		if same {
+			break
+		}
 	}
 	taken := make([]bool, len(parts))
 	for j, a := range who {
@@ -262,12 +376,43 @@ func cutZones(v *ssd.View, n int, who []int, refine int, match bool) [][]int {
 	return out
 }
 
-// bisectCells appends to out the cells idx (indices into cells) cut into
-// parts groups of as equal counts as can be: sorted along the longer side
-// of their bounding box, cut in proportion to the groups on each side,
-// and each side cut again. It reorders idx; h and w are the map's height
-// and width.
-func bisectCells(cells []ssd.Pos, idx []int, parts int, out [][]int, h, w int) [][]int {
+// cellOrder holds a list of distinct cells' indices sorted by row then
+// column (rows) and by column then row (cols), and a scratch mark per
+// cell, all false between uses.
+type cellOrder struct {
+	rows, cols []int
+	in         []bool
+}
+
+// orderCells sorts the cells of an h×w map both ways, once.
+func orderCells(cells []ssd.Pos, h, w int) *cellOrder {
+	o := &cellOrder{in: make([]bool, len(cells))}
+	at := make([]int, h*w) // the cell at each key
+	for _, rows := range []bool{true, false} {
+		key := make([]int, len(cells))
+		for i, c := range cells {
+			key[i] = cellKey(c, rows, h, w)
+			at[key[i]] = i
+		}
+		sort.Ints(key)
+		idx := make([]int, len(cells))
+		for j, kk := range key {
+			idx[j] = at[kk]
+		}
+		if rows {
+			o.rows = idx
+		} else {
+			o.cols = idx
+		}
+	}
+	return o
+}
+
+// bisectCells appends to out the cells idx (indices into cells, which ord
+// orders) cut into parts groups of as equal counts as can be: ordered
+// along the longer side of their bounding box, cut in proportion to the
+// groups on each side, and each side cut again. It reorders idx.
+func bisectCells(cells []ssd.Pos, ord *cellOrder, idx []int, parts int, out [][]int) [][]int {
 	if parts <= 1 {
 		return append(out, idx)
 	}
@@ -287,21 +432,25 @@ func bisectCells(cells []ssd.Pos, idx []int, parts int, out [][]int, h, w int) [
 			maxC = p.C
 		}
 	}
-	rows := maxR-minR > maxC-minC
-	key := make([]int, len(idx))
-	for j, i := range idx {
-		key[j] = cellKey(cells[i], rows, h, w)
+	all := ord.cols
+	if maxR-minR > maxC-minC {
+		all = ord.rows
 	}
-	for i := 1; i < len(idx); i++ { // insertion sort: stable, and run once per cut
-		for j := i; j > 0 && key[j] < key[j-1]; j-- {
-			idx[j], idx[j-1] = idx[j-1], idx[j]
-			key[j], key[j-1] = key[j-1], key[j]
+	for _, i := range idx {
+		ord.in[i] = true
+	}
+	j := 0
+	for _, i := range all { // idx in that order, in one pass over every cell
+		if ord.in[i] {
+			ord.in[i] = false
+			idx[j] = i
+			j++
 		}
 	}
 	half := parts / 2
 	cut := len(idx) * half / parts
-	out = bisectCells(cells, idx[:cut], half, out, h, w)
-	return bisectCells(cells, idx[cut:], parts-half, out, h, w)
+	out = bisectCells(cells, ord, idx[:cut], half, out)
+	return bisectCells(cells, ord, idx[cut:], parts-half, out)
 }
 
 // cellKey orders the cells of an h×w map by row then column (rows) or
@@ -340,8 +489,15 @@ func rebalance(cells []ssd.Pos, parts [][]int, span int) [][]int {
 		}
 		for j := 0; j < np; j++ {
 			if len(parts[j]) > 0 {
-				dist[i*np+j] = quarterDist(cells[i], cr[j], cc[j])
-				count[dist[i*np+j]+1]++
+				x, y := 4*cells[i].R-cr[j], 4*cells[i].C-cc[j] // quarterDist, inline
+				if x < 0 {
+					x = -x
+				}
+				if y < 0 {
+					y = -y
+				}
+				dist[i*np+j] = x + y
+				count[x+y+1]++
 			}
 		}
 	}
