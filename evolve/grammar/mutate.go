@@ -101,8 +101,25 @@ func mutateOnce(g *Genome, s Space, b *Bias, rng *rand.Rand) {
 	nudge(p, b.direction(p.name), rng)
 }
 
-// switchKind gives family another kind, with fresh parameters.
+// switchKind gives family another kind, with fresh parameters except
+// those the two kinds share (the same name: a cleaning module's roles,
+// the aim of the beaming kinds, the harvesting kinds' Roam and Wait),
+// which keep their values: a switch changes the strategy, not the tuning
+// the parent had found for what stays.
 func switchKind(g *Genome, f string, s Space, b *Bias, rng *rand.Rand) {
+	kept := map[string]float64{}
+	for _, p := range g.params(s) {
+		if familyOf(p.name) == f {
+			kept[p.name] = get(p)
+		}
+	}
+	defer func() {
+		for _, p := range g.params(s) {
+			if v, ok := kept[p.name]; ok {
+				set(p, v)
+			}
+		}
+	}()
 	cur := *g.kind(f)
 	var others, preferred []string
 	for _, k := range Kinds[f] {
@@ -198,4 +215,28 @@ func Cross(a, b Genome, mask int) Genome {
 		}
 	}
 	return c
+}
+
+// get and set read and write a parameter as a number (a bool as 0 or 1).
+func get(p param) float64 {
+	switch {
+	case p.i != nil:
+		return float64(*p.i)
+	case p.f != nil:
+		return *p.f
+	case *p.b:
+		return 1
+	}
+	return 0
+}
+
+func set(p param, v float64) {
+	switch {
+	case p.i != nil:
+		*p.i = int(v)
+	case p.f != nil:
+		*p.f = v
+	default:
+		*p.b = v != 0
+	}
 }

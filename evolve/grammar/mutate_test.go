@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -275,4 +276,51 @@ func TestSearchRanksCopiesLast(t *testing.T) {
 	if again, _ := first.Evaluate(); again != f1 {
 		t.Errorf("the first genome evaluated again: %v, was %v", again, f1)
 	}
+}
+
+// TestSwitchKeepsSharedParameters: a kind switch draws the new kind's own
+// parameters afresh and keeps those the two kinds share by name — every
+// family, many draws.
+func TestSwitchKeepsSharedParameters(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	switched, shared := 0, 0
+	for n := 0; n < 2000; n++ {
+		game := []ssd.Game{ssd.Gathering, ssd.Cleanup}[n%2]
+		g := Random(game, space10, rng)
+		f := families(game)[rng.Intn(len(families(game)))]
+		before := map[string]string{}
+		for _, p := range g.params(space10) {
+			before[p.name] = paramString(p)
+		}
+		kind := *g.kind(f)
+		switchKind(&g, f, space10, nil, rng)
+		if *g.kind(f) == kind {
+			t.Fatalf("%s: the kind %q did not change", f, kind)
+		}
+		if err := g.Validate(space10); err != nil {
+			t.Fatalf("after a switch of %s: %v", f, err)
+		}
+		switched++
+		for _, p := range g.params(space10) {
+			if old, ok := before[p.name]; ok {
+				shared++
+				if got := paramString(p); got != old {
+					t.Fatalf("%s %q→%q: %s was %s, now %s", f, kind, *g.kind(f), p.name, old, got)
+				}
+			}
+		}
+	}
+	if shared < switched/4 {
+		t.Fatalf("only %d shared parameters in %d switches: the test saw too few", shared, switched)
+	}
+}
+
+func paramString(p param) string {
+	switch {
+	case p.i != nil:
+		return fmt.Sprint(*p.i)
+	case p.f != nil:
+		return fmt.Sprint(*p.f)
+	}
+	return fmt.Sprint(*p.b)
 }
