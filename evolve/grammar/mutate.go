@@ -101,16 +101,20 @@ func mutateOnce(g *Genome, s Space, b *Bias, rng *rand.Rand) {
 	nudge(p, b.direction(p.name), rng)
 }
 
-// switchKind gives family another kind, with fresh parameters except
-// those the two kinds share (the same name: a cleaning module's roles,
-// the aim of the beaming kinds, the harvesting kinds' Roam and Wait),
-// which keep their values: a switch changes the strategy, not the tuning
-// the parent had found for what stays.
+// switchKind gives family another kind, with fresh parameters — except
+// in cleaning, whose kinds are one module (who cleans and how, RoleParams)
+// with different rules for how many clean: there a switch keeps the roles
+// the lineage had tuned (radius, threshold, sections, hold) and draws only
+// the count's parameters. The harvesting and beaming kinds are different
+// strategies whose parameters merely share names (Roam, Reach): they are
+// drawn afresh. Measured in docs/evolution.md ("Why the search stalled").
 func switchKind(g *Genome, f string, s Space, b *Bias, rng *rand.Rand) {
 	kept := map[string]float64{}
-	for _, p := range g.params(s) {
-		if familyOf(p.name) == f {
-			kept[p.name] = get(p)
+	if f == "cleaning" {
+		for _, p := range g.params(s) {
+			if familyOf(p.name) == f {
+				kept[p.name] = get(p)
+			}
 		}
 	}
 	defer func() {
