@@ -213,8 +213,7 @@ func nearestTour(rs, cs []int, start ssd.Pos, zone []int) []int {
 // (j, j+1) compared in the order of whole passes, the tour between them
 // reversed when the crossing pair is shorter, passes repeated until one
 // shortens nothing. Resumed step after step, it makes exactly the moves
-// of an uninterrupted 2-opt. The four distances are written out inline:
-// on the interpreter every function call costs more than the arithmetic.
+// of an uninterrupted 2-opt.
 func (k *kit) improveTours(budget int) {
 	rs, cs := k.spawnR, k.spawnC
 	for a := 0; a < k.n && budget > 0; a++ {
