@@ -67,6 +67,18 @@ type Cleaning struct {
 	Adaptive AdaptiveParams
 }
 
+// roles points to the roles of c's kind, nil for a kind without
+// cleaners.
+func (c *Cleaning) roles() *RoleParams {
+	switch c.Kind {
+	case Fixed:
+		return &c.Fixed.Roles
+	case Adaptive:
+		return &c.Adaptive.Roles
+	}
+	return nil
+}
+
 // Space is what the parameter ranges depend on: the number of agents
 // bounds the number of cleaners.
 type Space struct {

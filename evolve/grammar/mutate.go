@@ -109,21 +109,11 @@ func mutateOnce(g *Genome, s Space, b *Bias, rng *rand.Rand) {
 // strategies whose parameters merely share names (Roam, Reach): they are
 // drawn afresh. Measured in docs/evolution.md ("Why the search stalled").
 func switchKind(g *Genome, f string, s Space, b *Bias, rng *rand.Rand) {
-	kept := map[string]float64{}
-	if f == "cleaning" {
-		for _, p := range g.params(s) {
-			if familyOf(p.name) == f {
-				kept[p.name] = get(p)
-			}
-		}
+	var kept *RoleParams
+	if r := g.Cleaning.roles(); f == "cleaning" && r != nil {
+		kept = new(RoleParams)
+		*kept = *r
 	}
-	defer func() {
-		for _, p := range g.params(s) {
-			if v, ok := kept[p.name]; ok {
-				set(p, v)
-			}
-		}
-	}()
 	cur := *g.kind(f)
 	var others, preferred []string
 	for _, k := range Kinds[f] {
@@ -140,6 +130,9 @@ func switchKind(g *Genome, f string, s Space, b *Bias, rng *rand.Rand) {
 	}
 	*g.kind(f) = others[rng.Intn(len(others))]
 	g.randomize(s, rng, f)
+	if r := g.Cleaning.roles(); kept != nil && r != nil {
+		*r = *kept
+	}
 }
 
 // nudge moves one parameter: a step up or down (the bias's direction, if
@@ -219,28 +212,4 @@ func Cross(a, b Genome, mask int) Genome {
 		}
 	}
 	return c
-}
-
-// get and set read and write a parameter as a number (a bool as 0 or 1).
-func get(p param) float64 {
-	switch {
-	case p.i != nil:
-		return float64(*p.i)
-	case p.f != nil:
-		return *p.f
-	case *p.b:
-		return 1
-	}
-	return 0
-}
-
-func set(p param, v float64) {
-	switch {
-	case p.i != nil:
-		*p.i = int(v)
-	case p.f != nil:
-		*p.f = v
-	default:
-		*p.b = v != 0
-	}
 }
