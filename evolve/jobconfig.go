@@ -351,6 +351,24 @@ func (c JobConfig) TotalIterations() int {
 	return c.Iterations
 }
 
+// Decisive returns c (defaults applied) with only the settings that
+// decide what a run of it searches and finds: how fast it goes (workers,
+// planner concurrency), where the models are served and its pool tag are
+// cleared, and so, for a chain or gepa run, are the population's settings
+// (candidates, crossover, local rounds, parent order, invasion), which
+// those modes never read. Two configurations with equal Decisive values
+// give the same run for the same seed; compare uses it to reuse a run of
+// another comparison that differs only in settings the method ignores.
+func (c JobConfig) Decisive() JobConfig {
+	c = c.WithDefaults()
+	c.Workers, c.PlannerConcurrency, c.Endpoints, c.PoolTag = 0, 0, nil, ""
+	if c.Mode == ModeChain || c.Mode == ModeGEPA {
+		c.Candidates, c.Invasion, c.ParentOrder = 0, false, ""
+		c.CrossoverRate, c.LocalRounds, c.LocalStop = Option[float64]{}, Option[int]{}, Option[int]{}
+	}
+	return c
+}
+
 // IterationsDone says how many iterations are finished, by their numbers:
 // "no iteration done", "iteration 0 done", "iterations 0–4 done".
 func IterationsDone(n int) string {

@@ -98,7 +98,10 @@ search saw; -o PREFIX also writes it to PREFIX.csv and PREFIX.json with
 the runs' ids (no file is written without -o: the table is stored with
 the runs, and "report CMP_ID" draws it). The runs (and the Q-learner's
 trainings) are stored: compare again with the same flags reuses (or
-resumes) them.`
+resumes) them, and a method's run finished by another comparison whose
+settings that method reads are the same is reused too ("reused" in the
+log): after a change to a population setting (--local-rounds,
+--parent-order, --candidates, …) only the population runs again.`
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return compareCommand(ctx, "compare", compareDoc, "", args, stdout, stderr)
@@ -125,7 +128,7 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	fs.IntVar(&o.candidates, "candidates", evolve.DefaultCandidates, "population candidates per iteration")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "population local refinement rounds (0: none)")
 	fs.IntVar(&o.localStop, "local-stop", evolve.DefaultLocalStop, "population: end a candidate's local refinement after this many rounds in a row that did not improve it (0: play every round)")
-	fs.StringVar(&o.parentOrder, "parent-order", evolve.DefaultParentOrder, "population: order of each Pareto front of parents: best or shuffled")
+	fs.StringVar(&o.parentOrder, "parent-order", evolve.DefaultParentOrder, "population: how parents are handed to candidates: lead (half the candidates improve the best, the rest the next best), best (candidate k the k-th best) or shuffled")
 	fs.IntVar(&o.workers, "workers", 0, "episodes played at once (default: the CPUs)")
 	promptStyleFlag(fs, &o.promptStyle)
 	fs.StringVar(&o.promptStyles, "prompt-styles", "", "with --llm, also a chain row per prompt style (chain-STYLE, dense feedback): standard, naive, cot, react — PolicyEvolve's prompting baselines; --suite paper adds naive,cot,react")

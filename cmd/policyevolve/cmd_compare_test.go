@@ -151,6 +151,27 @@ func TestCompare(t *testing.T) {
 	if files, _ := os.ReadDir(wd); len(files) != 0 || strings.Contains(errOut2.String(), "wrote") {
 		t.Errorf("compare without -o wrote %v:\n%s", files, errOut2.String())
 	}
+
+	// Again with a population setting changed: another comparison, whose
+	// population runs anew while the chain and gepa rows reuse the runs
+	// above, which never read that setting.
+	other := filepath.Join(dir, "other")
+	args3 := slices.Clone(args)
+	args3[slices.Index(args3, "--local-rounds")+1] = "1"
+	args3[slices.Index(args3, prefix)] = other
+	_, errOut3 := cli(t, args3...)
+	rep3, _, rows3 := readCompareRows(t, other)
+	if rep3.ID == rep.ID {
+		t.Fatalf("--local-rounds 1 gave the same comparison %s", rep.ID)
+	}
+	for _, m := range []string{"chain", "gepa", "gepa-critic"} {
+		if !slices.Equal(rows3[m].Runs, rows[m].Runs) || !strings.Contains(errOut3, rows[m].Runs[0]+": reused") {
+			t.Errorf("row %s: runs %v, want %v reused:\n%s", m, rows3[m].Runs, rows[m].Runs, errOut3)
+		}
+	}
+	if p := rows3["population"].Runs; len(p) != 1 || p[0] == rows["population"].Runs[0] {
+		t.Errorf("population runs %v: want a new run, not %v", p, rows["population"].Runs)
+	}
 }
 
 func TestCompareBadFlags(t *testing.T) {

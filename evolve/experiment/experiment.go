@@ -379,23 +379,42 @@ func (e *Experiment) league(ctx context.Context, env episode.Env, report *Report
 // run returns the run of cfg: found done in the store, resumed, or
 // started.
 func (e *Experiment) run(ctx context.Context, cfg evolve.JobConfig) (*store.Run, error) {
-	var found *store.Run
+	// Its own run (by its pool tag) or, when it has none, a finished run
+	// of another comparison whose configuration differs from cfg only in
+	// settings the method does not read (JobConfig.Decisive): a chain
+	// does not play again because a population flag changed.
+	var found, borrowed *store.Run
+	want, err := json.Marshal(cfg.Decisive())
+	if err != nil {
+		return nil, err
+	}
 	if err := e.Store.View(func(tx *store.Tx) error {
 		runs, err := tx.Runs()
 		for i := range runs {
 			var c evolve.JobConfig
-			if json.Unmarshal(runs[i].Config, &c) == nil && c.PoolTag == cfg.PoolTag && c.Mode == cfg.Mode {
+			if json.Unmarshal(runs[i].Config, &c) != nil || c.Mode != cfg.Mode {
+				continue
+			}
+			if c.PoolTag == cfg.PoolTag {
 				found = &runs[i]
+			} else if borrowed == nil && finished(&runs[i]) {
+				if got, err := json.Marshal(c.Decisive()); err == nil && string(got) == string(want) {
+					borrowed = &runs[i]
+				}
 			}
 		}
 		return err
 	}); err != nil {
 		return nil, err
 	}
+	if found == nil && borrowed != nil {
+		e.logf("%s: reused, played with the same settings for this method (pool %s)", borrowed.ID, poolTagOf(borrowed))
+		return borrowed, nil
+	}
 	// A run the budget stopped is as finished as a done one: the budget is
 	// part of the comparison's identity. Resuming it would only add to its
 	// wall time. An interrupted (or abandoned) run is resumed.
-	if found != nil && (found.Status == store.StatusDone || evolve.StoppedByBudget(found)) {
+	if found != nil && finished(found) {
 		return found, nil
 	}
 	job := &evolve.Job{Config: cfg, Store: e.Store, Sandbox: e.Sandbox}
@@ -418,6 +437,17 @@ func (e *Experiment) run(ctx context.Context, cfg evolve.JobConfig) (*store.Run,
 	e.logf("%s: %s after %d iterations, %d planner calls, champion %.12s",
 		run.ID, run.Status, run.Iterations, run.Usage.Proposals, run.Champion)
 	return run, nil
+}
+
+// finished: done, or stopped by its budget (as finished: the budget is
+// part of the configuration).
+func finished(r *store.Run) bool { return r.Status == store.StatusDone || evolve.StoppedByBudget(r) }
+
+// poolTagOf is the pool tag of a stored run's configuration, or "".
+func poolTagOf(r *store.Run) string {
+	var c evolve.JobConfig
+	_ = json.Unmarshal(r.Config, &c)
+	return c.PoolTag
 }
 
 // zeroShotRow gathers the zero-shot row from the chain runs of one
