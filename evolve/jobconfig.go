@@ -82,11 +82,14 @@ type JobConfig struct {
 	// every one of LocalRounds is played, as runs stored before it
 	// existed did).
 	LocalStop Option[int] `json:"local_stop"`
-	// ParentOrder is how each Pareto front is ordered when parents are
-	// picked (population mode): "best" puts the best by the objective
-	// first — self-play efficiency under welfare and robust, the rating
-	// under elo — (ties in a seeded order), "shuffled" orders it at
-	// random (runs stored before it existed).
+	// ParentOrder is how parents are handed to an iteration's candidates
+	// (population mode): "best" orders each Pareto front best first by
+	// the objective — self-play efficiency under welfare and robust, the
+	// rating under elo — (ties in a seeded order) and candidate k takes
+	// the k-th parent; "lead" orders them so too, and the first half of
+	// the candidates (rounded up) all take the first parent, the leader,
+	// the rest the next ones in order; "shuffled" orders each front at
+	// random (runs stored before the setting existed).
 	ParentOrder string `json:"parent_order,omitempty"`
 	// Planners names the planners, "grammar" or "llm:PROVIDER:MODEL"; with
 	// several, each proposal picks one by a UCB1 bandit.
@@ -158,8 +161,11 @@ const (
 	DefaultPopulationIterations = 5
 	// M = 4 candidates an iteration, PolicyEvolve's order of magnitude.
 	DefaultCandidates = 4
-	// docs/decisions.md: local refinement is on, 2 rounds.
-	DefaultLocalRounds = 2
+	// docs/decisions.md: local refinement is on; up to 6 rounds, since a
+	// round that does not improve ends it (LocalStop) and a lineage that
+	// keeps improving is where the calls pay (docs/evolution.md, "Why
+	// the search stalled", cause 6).
+	DefaultLocalRounds = 6
 	// A fifth of the candidates cross two parents: enough to mix niches,
 	// few enough that improvement stays the main operator.
 	DefaultCrossoverRate = 0.2
@@ -167,13 +173,15 @@ const (
 	// calls go to other candidates (docs/evolution.md, "Why the search
 	// stalled").
 	DefaultLocalStop = 1
-	// Parents best first within each Pareto front (docs/evolution.md).
-	DefaultParentOrder = ParentsBest
+	// Half the candidates improve the best so far, the rest the next
+	// parents best first (docs/evolution.md, "Why the search stalled").
+	DefaultParentOrder = ParentsLead
 )
 
 // Parent orders of a population run (JobConfig.ParentOrder).
 const (
 	ParentsBest     = "best"
+	ParentsLead     = "lead"
 	ParentsShuffled = "shuffled"
 )
 
@@ -284,8 +292,8 @@ func (c JobConfig) Validate() error {
 	if c.Agents < 2 && c.Mode == ModePopulation {
 		errs = append(errs, fmt.Errorf("population search plays matches: it needs at least 2 agents, not %d", c.Agents))
 	}
-	if c.ParentOrder != ParentsBest && c.ParentOrder != ParentsShuffled {
-		errs = append(errs, fmt.Errorf("parent order %q: want %s or %s", c.ParentOrder, ParentsBest, ParentsShuffled))
+	if c.ParentOrder != ParentsLead && c.ParentOrder != ParentsBest && c.ParentOrder != ParentsShuffled {
+		errs = append(errs, fmt.Errorf("parent order %q: want %s, %s or %s", c.ParentOrder, ParentsLead, ParentsBest, ParentsShuffled))
 	}
 	if c.CrossoverRate.Value() > 1 {
 		errs = append(errs, fmt.Errorf("crossover rate %v is above 1", c.CrossoverRate.Value()))

@@ -86,6 +86,15 @@ func TestStoredJobConfigUnchanged(t *testing.T) {
 				d.LocalRounds, d.CrossoverRate, d.LocalStop, d.ParentOrder)
 		}
 	}
+	// One stored under the previous defaults (2 local rounds, parents
+	// handed out best first) keeps them, not today's (6, lead).
+	var prev JobConfig
+	if err := json.Unmarshal([]byte(`{"mode":"population","game":"cleanup","seed":1,"local_rounds":2,"local_stop":1,"parent_order":"best","objective":"welfare"}`), &prev); err != nil {
+		t.Fatal(err)
+	}
+	if d := prev.WithDefaults(); d.LocalRounds.Value() != 2 || d.ParentOrder != ParentsBest || d.LocalStop.Value() != 1 {
+		t.Errorf("a configuration stored under the previous defaults reads as %v local rounds, parent order %q", d.LocalRounds, d.ParentOrder)
+	}
 	// A new configuration takes today's defaults, and reads back as
 	// stored.
 	fresh := JobConfig{}.WithDefaults()

@@ -48,7 +48,8 @@ Run an evolution job: the main job of policyevolve.
 --mode population (the default) is PolicyEvolve's search: each iteration
 picks parents from the global pool by Pareto rank over Elo, the social
 metrics and exploitability (the best by the objective first within a
-front: --parent-order), has the planner write --candidates candidates
+front, half the candidates improving the best: --parent-order), has the
+planner write --candidates candidates
 (each refined up to --local-rounds times against the trajectory critic's
 reflections, until a round does not improve it: --local-stop), evaluates
 them in self-play, plays each against --opponents pool members, promotes
@@ -103,7 +104,7 @@ this process; the results are those of a local run.`, stdout)
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
 	fs.Float64Var(&o.crossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
 	fs.IntVar(&o.localStop, "local-stop", evolve.DefaultLocalStop, "end a candidate's local refinement after this many rounds in a row that did not improve it (0: play every round)")
-	fs.StringVar(&o.cfg.ParentOrder, "parent-order", evolve.DefaultParentOrder, "order of each Pareto front of parents: best (the best by the objective first: self-play efficiency, or the rating under elo) or shuffled")
+	fs.StringVar(&o.cfg.ParentOrder, "parent-order", evolve.DefaultParentOrder, "how parents are handed to candidates: lead (each Pareto front ordered best first by the objective — self-play efficiency, or the rating under elo — and half the candidates improve the first, the rest the next ones), best (candidate k takes the k-th) or shuffled (each front in a random order)")
 	fs.StringVar(&o.planner, "planner", "", "grammar: the offline planner (the default without --llm; with --llm, also in the bandit)")
 	fs.IntVar(&o.cfg.Pool.Capacity, "pool-capacity", 16, "global pool capacity")
 	fs.Float64Var(&o.cfg.Pool.PromoteThreshold, "promote-threshold", 0.6, "win rate a candidate must beat to join the pool")

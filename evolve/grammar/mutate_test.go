@@ -321,3 +321,38 @@ func paramString(p param) string {
 	}
 	return fmt.Sprint(*p.b)
 }
+
+// TestMatesAreNotMutated: the initial population holds the start and the
+// mates as they are, and its other members are mutants of the start (one
+// or two mutations keep at least one of a Cleanup genome's three modules),
+// never of a mate, so that an improvement's draws stay on its parent.
+func TestMatesAreNotMutated(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	var start, mate Genome
+	for { // a start and a mate that differ in every module
+		start, mate = Random(ssd.Cleanup, space10, rng), Random(ssd.Cleanup, space10, rng)
+		if start.Harvest.Kind != mate.Harvest.Kind && start.Aggression.Kind != mate.Aggression.Kind &&
+			start.Cleaning.Kind != mate.Cleaning.Kind {
+			break
+		}
+	}
+	start, mate = start.Canonical(), mate.Canonical()
+	cfg := SearchConfig{Game: ssd.Cleanup, Space: space10, PopSize: 40, Start: []Genome{start}, Mates: []Genome{mate, mate}}
+	for n := 0; n < cfg.PopSize; n++ {
+		g := cfg.initial(n, rng)
+		switch {
+		case n == 0:
+			if g != start {
+				t.Fatalf("member 0 is not the start: %+v", g)
+			}
+		case n <= 2:
+			if g != mate {
+				t.Fatalf("member %d is not the mate: %+v", n, g)
+			}
+		case g == start:
+			t.Fatalf("member %d is the start unmutated", n)
+		case g.Harvest != start.Harvest && g.Aggression != start.Aggression && g.Cleaning != start.Cleaning:
+			t.Fatalf("member %d shares no module with the start (a mate's mutant?): %+v", n, g)
+		}
+	}
+}

@@ -26,6 +26,11 @@ type SearchConfig struct {
 	// the rest of the population their mutants (in turn). Without Start
 	// the initial population is random genomes.
 	Start []Genome
+	// Mates join the initial population as they are, after Start, as
+	// partners for crossover; unlike Start they are not mutated into
+	// the rest of it, so the search's draws stay on Start (a parent's
+	// improvement is not diluted by its inspirations).
+	Mates []Genome
 	// Bias steers the mutations (nil: uniform).
 	Bias *Bias
 	// OnGeneration, when set, is called after the initial population (0)
@@ -74,20 +79,7 @@ func Search(ctx context.Context, ev *Evaluator, cfg SearchConfig) ([]Scored, err
 	run := &searchRun{ctx: ctx, ev: ev, cfg: &cfg}
 	n := 0
 	newGenome := func(rng *rand.Rand) eaopt.Genome {
-		var g Genome
-		switch {
-		case n < len(cfg.Start):
-			g = cfg.Start[n].Canonical()
-			g.Clamp(cfg.Space)
-		case len(cfg.Start) > 0:
-			g = cfg.Start[n%len(cfg.Start)].Canonical()
-			g.Clamp(cfg.Space)
-			for m := 1 + rng.Intn(2); m > 0; m-- {
-				Mutate(&g, cfg.Space, cfg.Bias, rng)
-			}
-		default:
-			g = Random(cfg.Game, cfg.Space, rng)
-		}
+		g := cfg.initial(n, rng)
 		n++
 		return &individual{run: run, g: g}
 	}
@@ -118,6 +110,30 @@ func Search(ctx context.Context, ev *Evaluator, cfg SearchConfig) ([]Scored, err
 		return nil, err
 	}
 	return run.ranked(), nil
+}
+
+// initial returns the n-th genome of the initial population: Start's
+// members and then Mates as they are, then mutants of Start's members in
+// turn (one or two mutations each); random genomes without Start.
+func (c *SearchConfig) initial(n int, rng *rand.Rand) Genome {
+	var g Genome
+	switch {
+	case n < len(c.Start):
+		g = c.Start[n].Canonical()
+	case len(c.Start) > 0 && n < len(c.Start)+len(c.Mates):
+		g = c.Mates[n-len(c.Start)].Canonical()
+	case len(c.Start) > 0:
+		g = c.Start[n%len(c.Start)].Canonical()
+		g.Clamp(c.Space)
+		for m := 1 + rng.Intn(2); m > 0; m-- {
+			Mutate(&g, c.Space, c.Bias, rng)
+		}
+		return g
+	default:
+		return Random(c.Game, c.Space, rng)
+	}
+	g.Clamp(c.Space)
+	return g
 }
 
 // searchRun is what the individuals of one search share.

@@ -157,9 +157,19 @@ func (p *GrammarPlanner) Improve(ctx context.Context, req ImproveRequest) (*Prop
 	} else {
 		notes = append(notes, fmt.Sprintf("parent %.12s is not a genome the grammar can evolve (%v)", req.Parent.Policy.ID, err))
 	}
+	// The inspirations that are genomes are the search's mates when the
+	// parent is one (crossed with, not mutated: the search's draws stay
+	// on the parent), its starts when it is not.
+	var mates []grammar.Genome
+	parentIsGenome := len(start) > 0
 	for _, s := range req.Inspirations {
 		if g, err := genomeOf(s, gt.game); err == nil {
-			start, used = append(start, g), append(used, s.Policy.ID)
+			used = append(used, s.Policy.ID)
+			if parentIsGenome {
+				mates = append(mates, g)
+			} else {
+				start = append(start, g)
+			}
 		}
 	}
 	var bias *grammar.Bias
@@ -171,11 +181,11 @@ func (p *GrammarPlanner) Improve(ctx context.Context, req ImproveRequest) (*Prop
 	}
 	_, seed := rngFor(req.Task, OpImprove, used...)
 	ranked, err := grammar.Search(ctx, gt.ev, grammar.SearchConfig{Game: gt.game, Space: gt.space,
-		PopSize: p.PopSize, Generations: p.Generations, Seed: seed, Start: start, Bias: bias})
+		PopSize: p.PopSize, Generations: p.Generations, Seed: seed, Start: start, Mates: mates, Bias: bias})
 	if err != nil {
 		return nil, fmt.Errorf("grammar planner: %w", err)
 	}
-	child, ok := grammar.Child(ranked, start...)
+	child, ok := grammar.Child(ranked, append(start[:len(start):len(start)], mates...)...)
 	if !ok { // the search met nothing new: propose a mutant of the first start
 		rng, _ := rngFor(req.Task, OpImprove+"/mutant", used...)
 		g := start[0]

@@ -32,3 +32,28 @@ func TestParentOrder(t *testing.T) {
 		t.Errorf("shuffled: %v; want the front drawn in another order than best first, d last", shuffled)
 	}
 }
+
+// TestParentAt: without lead candidate k takes the k-th parent; with it
+// the first half of the candidates (rounded up) take the first, the rest
+// the next ones.
+func TestParentAt(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		lead bool
+		want []int
+	}{
+		{4, false, []int{0, 1, 2, 3}},
+		{4, true, []int{0, 0, 1, 2}},
+		{5, true, []int{0, 0, 0, 1, 2}},
+		{1, true, []int{0}},
+		{2, true, []int{0, 1}},
+	} {
+		var got []int
+		for k := 0; k < tc.n; k++ {
+			got = append(got, ParentAt(k, tc.n, tc.lead))
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%d candidates, lead %v: parents %v, want %v", tc.n, tc.lead, got, tc.want)
+		}
+	}
+}

@@ -34,6 +34,10 @@ type Config struct {
 	// welfare and robust, the rating under elo; else the seeded order
 	// alone.
 	BestFirst bool
+	// Lead hands the first parent of the order (the best, with BestFirst)
+	// to the first half of the candidates (rounded up), and the next ones
+	// in order to the rest; without it candidate k takes the k-th parent.
+	Lead bool
 	// Planners are the specs of the planners; with several, a UCB1 bandit
 	// picks each candidate's.
 	Planners []string
@@ -186,21 +190,22 @@ func (m *Mode) plan(ctx context.Context, it *store.Iteration) error {
 	}
 	for k := 0; k < m.cfg.Candidates; k++ {
 		pc := store.PlannedCandidate{Sample: k, Planner: picks[k], Seed: m.run.SeedFor("candidate", it.Index, k)}
+		at := ParentAt(k, m.cfg.Candidates, m.cfg.Lead)
 		switch {
 		case len(order) == 0:
 			pc.Operator = planner.OpInit
 		case len(order) >= 2 && m.cfg.CrossoverRate > 0 && rng.Float64() < m.cfg.CrossoverRate:
-			a := order[k%len(order)]
-			b := order[(k+1+rng.IntN(len(order)-1))%len(order)]
+			a := order[at%len(order)]
+			b := order[(at+1+rng.IntN(len(order)-1))%len(order)]
 			if b == a {
-				b = order[(k+1)%len(order)]
+				b = order[(at+1)%len(order)]
 			}
 			pc.Operator, pc.Parents = planner.OpCrossover, []string{a, b}
 		default:
-			parent := order[k%len(order)]
+			parent := order[at%len(order)]
 			pc.Operator, pc.Parents = planner.OpImprove, []string{parent}
 			for d := 1; d < len(order) && len(pc.Inspirations) < 3; d++ {
-				pc.Inspirations = append(pc.Inspirations, order[(k+d)%len(order)])
+				pc.Inspirations = append(pc.Inspirations, order[(at+d)%len(order)])
 			}
 		}
 		for _, mb := range pool.SampleOpponents(members, m.cfg.Pool.Opponents, m.cfg.Pool.Temperature, rng) {
@@ -210,6 +215,18 @@ func (m *Mode) plan(ctx context.Context, it *store.Iteration) error {
 		it.Plan = append(it.Plan, pc)
 	}
 	return m.run.Save(it)
+}
+
+// ParentAt is the place in the parent order of candidate k's parent (of
+// an iteration's n candidates; taken modulo the order's length): k, or
+// with lead 0 for the first half of the candidates (rounded up) and 1, 2,
+// … for the rest, so that the best lineage gets half the iteration's
+// proposals (docs/evolution.md, "Why the search stalled").
+func ParentAt(k, n int, lead bool) int {
+	if !lead {
+		return k
+	}
+	return max(0, k-(n+1)/2+1)
 }
 
 // ParentOrder orders the sources for parent picking: front by front
