@@ -55,6 +55,8 @@ func (g *Genome) act(k *kit, v *ssd.View, agent int) int {
 		a = k.harvestTerritory(v, agent, &h.Territory)
 	case Zones:
 		a = k.harvestZones(v, agent, &h.Zones)
+	case Cycle:
+		a = k.harvestCycle(v, agent, &h.Cycle)
 	default:
 		a = k.harvestStrips(v, agent, &h.Strips)
 	}

@@ -129,6 +129,8 @@ func (g *Genome) paramsPtr(family string) any {
 		return &g.Harvest.Strips
 	case Zones:
 		return &g.Harvest.Zones
+	case Cycle:
+		return &g.Harvest.Cycle
 	case Opportunistic:
 		return &g.Aggression.Opportunistic
 	case Territorial:

@@ -38,8 +38,8 @@ func coveringGenomes(seed int64, n int) []Genome {
 			game = ssd.Cleanup
 		}
 		g := Random(game, space10, rng)
-		hk := Kinds["harvest"]
-		g.Harvest.Kind = hk[(i+len(hk)-1)%len(hk)]
+		hk := KindsFor(game, "harvest")
+		g.Harvest.Kind = hk[(i/2+len(hk)-1)%len(hk)]
 		g.Aggression.Kind = Kinds["aggression"][i%4]
 		if game == ssd.Cleanup {
 			g.Cleaning.Kind = cleaning[(i/2)%3]

@@ -70,6 +70,19 @@ func (g *Genome) describeHarvest() string {
 			return s + then(0, z.Wait, "zone")
 		}
 		return s + then(z.Roam, z.Wait, "zone")
+	case Cycle:
+		c := h.Cycle
+		s := "one cycle through every apple spawn (nearest neighbour, shortened by 2-opt; until then the nearest alive apple), "
+		s += fmt.Sprintf("every agent walking its own place along it, the places evenly spaced and going round once a period (the cycle's length, or %d steps an agent when longer)", c.Spacing)
+		if c.Sorted {
+			s += ", given to the agents in the order they stand along the cycle"
+		} else {
+			s += ", given by agent id"
+		}
+		if c.Lead > 0 {
+			s += fmt.Sprintf(", reckoned %d steps ahead", c.Lead)
+		}
+		return s + "; each agent heads for the first spawn ahead of its place it can reach before its place does, and waits there"
 	}
 	return h.Kind
 }

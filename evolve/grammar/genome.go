@@ -15,6 +15,7 @@ const (
 	Territory = "territory" // harvesting: own Voronoi territory first
 	Strips    = "strips"    // harvesting: column or row strips by agent id
 	Zones     = "zones"     // harvesting: compact zones of equal counts
+	Cycle     = "cycle"     // harvesting (Gathering): one cycle through every spawn, agents spaced along it
 
 	Never         = "never"         // aggression: never beam
 	Opportunistic = "opportunistic" // aggression: beam any rival in reach
@@ -28,9 +29,20 @@ const (
 
 // Kinds lists each family's kinds, in a fixed order.
 var Kinds = map[string][]string{
-	"harvest":    {Nearest, Territory, Strips, Zones},
+	"harvest":    {Nearest, Territory, Strips, Zones, Cycle},
 	"aggression": {Never, Opportunistic, Territorial, Retaliate},
 	"cleaning":   {NoCleaning, Fixed, Adaptive},
+}
+
+// KindsFor lists the kinds of family a genome for game can have, in the
+// order of Kinds: the cycle harvest is Gathering's alone (in Cleanup an
+// apple's regrowth is random, so no timing of visits can follow it), so
+// Cleanup's genomes are drawn from the kinds they had before it existed.
+func KindsFor(game ssd.Game, family string) []string {
+	if game == ssd.Cleanup && family == "harvest" {
+		return slices.DeleteFunc(slices.Clone(Kinds[family]), func(k string) bool { return k == Cycle })
+	}
+	return Kinds[family]
 }
 
 // Genome is a strategy: one module of each family and its parameters. Only
@@ -50,6 +62,7 @@ type Harvest struct {
 	Territory TerritoryParams
 	Strips    StripsParams
 	Zones     ZonesParams
+	Cycle     CycleParams
 }
 
 // Aggression is the beaming module.
@@ -139,6 +152,10 @@ func (g *Genome) params(s Space) []param {
 			bp("harvest.Share", &z.Share), bp("harvest.Timed", &z.Timed),
 			bp("harvest.Tour", &z.Tour), ip("harvest.Patience", &z.Patience, 0, maxSteps),
 			ip("harvest.Roam", &z.Roam, 0, maxSteps), bp("harvest.Wait", &z.Wait))
+	case Cycle:
+		c := &h.Cycle
+		out = append(out, ip("harvest.Spacing", &c.Spacing, 0, maxRest), ip("harvest.Lead", &c.Lead, 0, maxSteps),
+			bp("harvest.Sorted", &c.Sorted))
 	}
 	a := &g.Aggression
 	aim := func(reach *int, turn *bool, rest *int) {
@@ -226,6 +243,9 @@ func (g *Genome) Validate(s Space) error {
 	}
 	if g.Game == ssd.Gathering && g.Cleaning.Kind != NoCleaning {
 		return fmt.Errorf("genome: a Gathering genome has no cleaning module (got %q)", g.Cleaning.Kind)
+	}
+	if g.Game == ssd.Cleanup && g.Harvest.Kind == Cycle {
+		return fmt.Errorf("genome: the %s harvest is Gathering's: Cleanup's apples grow back at random", Cycle)
 	}
 	for _, p := range g.params(s) {
 		var v float64

@@ -252,7 +252,7 @@ func (g *Guidance) Perturb(game ssd.Game, rng *rand.Rand) (*Guidance, string) {
 				delete(out.Kinds, f)
 				what = f + ": any kind"
 			} else {
-				ks := slices.Clone(Kinds[f])
+				ks := slices.Clone(KindsFor(game, f))
 				rng.Shuffle(len(ks), func(i, j int) { ks[i], ks[j] = ks[j], ks[i] })
 				out.Kinds[f] = ks[:1+rng.Intn(2)]
 				out.tidy()
@@ -287,7 +287,7 @@ func ParamNames(game ssd.Game) []string {
 	var out []string
 	for _, f := range families(game) {
 		var fam []string
-		for _, k := range Kinds[f] {
+		for _, k := range KindsFor(game, f) {
 			g := Genome{Game: game, Cleaning: Cleaning{Kind: NoCleaning}}
 			*g.kind(f) = k
 			for _, p := range g.params(Space{Agents: 2}) {
@@ -310,9 +310,12 @@ func ParamNames(game ssd.Game) []string {
 func RandomGuided(game ssd.Game, s Space, g *Guidance, rng *rand.Rand) Genome {
 	gn := Genome{Game: game, Cleaning: Cleaning{Kind: NoCleaning}}
 	for _, f := range families(game) {
-		ks := Kinds[f]
-		if g != nil && len(g.Kinds[f]) > 0 {
-			ks = g.Kinds[f]
+		ks := KindsFor(game, f)
+		if g != nil {
+			// The kinds g names that game has; all of game's when none.
+			if named := slices.DeleteFunc(slices.Clone(g.Kinds[f]), func(k string) bool { return !slices.Contains(ks, k) }); len(named) > 0 {
+				ks = named
+			}
 		}
 		*gn.kind(f) = ks[rng.Intn(len(ks))]
 	}

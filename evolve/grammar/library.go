@@ -12,10 +12,10 @@ import (
 
 // libFiles are the strategy modules' code, in the order Render copies it.
 //
-//go:embed lib_kit.go lib_harvest.go lib_zones.go lib_aggression.go lib_cleaning.go
+//go:embed lib_kit.go lib_harvest.go lib_zones.go lib_aggression.go lib_cleaning.go lib_cycle.go
 var libFS embed.FS
 
-var libFiles = []string{"lib_kit.go", "lib_harvest.go", "lib_zones.go", "lib_aggression.go", "lib_cleaning.go"}
+var libFiles = []string{"lib_kit.go", "lib_harvest.go", "lib_zones.go", "lib_aggression.go", "lib_cleaning.go", "lib_cycle.go"}
 
 // decl is one top-level declaration of the library.
 type decl struct {

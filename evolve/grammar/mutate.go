@@ -12,7 +12,7 @@ import (
 func Random(game ssd.Game, s Space, rng *rand.Rand) Genome {
 	g := Genome{Game: game, Cleaning: Cleaning{Kind: NoCleaning}}
 	for _, f := range families(game) {
-		ks := Kinds[f]
+		ks := KindsFor(game, f)
 		*g.kind(f) = ks[rng.Intn(len(ks))]
 	}
 	g.randomize(s, rng, "")
@@ -116,7 +116,7 @@ func switchKind(g *Genome, f string, s Space, b *Bias, rng *rand.Rand) {
 	}
 	cur := *g.kind(f)
 	var others, preferred []string
-	for _, k := range Kinds[f] {
+	for _, k := range KindsFor(g.Game, f) {
 		if k == cur {
 			continue
 		}

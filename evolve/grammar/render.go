@@ -16,6 +16,7 @@ var methods = map[string]string{
 	Territory:     "harvestTerritory",
 	Strips:        "harvestStrips",
 	Zones:         "harvestZones",
+	Cycle:         "harvestCycle",
 	Opportunistic: "aggressOpportunistic",
 	Territorial:   "aggressTerritorial",
 	Retaliate:     "aggressRetaliate",

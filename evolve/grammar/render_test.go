@@ -206,3 +206,32 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestDocumentedPolicyRendersAlike: the grammar policy docs/_policies
+// shows (and docs/evolution.md measures) is what the grammar renders for
+// its genome line today: a change to the library's text, comments
+// included, changes every grammar policy's source and so its id, and the
+// documented runs would no longer reproduce.
+func TestDocumentedPolicyRendersAlike(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "docs", "_policies", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no documented policy (%v)", err)
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := Parse(src)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		again, err := Render(*g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(again, src) {
+			t.Errorf("%s is not what the grammar renders for its genome today", f)
+		}
+	}
+}

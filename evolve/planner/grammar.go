@@ -226,11 +226,16 @@ func (p *GrammarPlanner) Crossover(ctx context.Context, req CrossoverRequest) (*
 	parents := []string{req.A.Policy.ID, req.B.Policy.ID}
 	children := grammar.Crossovers(a, b)
 	note := fmt.Sprintf("the best of %d mixes of the parents' modules", len(children))
-	if len(children) == 0 { // the parents differ in no whole module
+	if len(children) == 0 { // the parents differ in at most one whole module
 		rng, _ := rngFor(req.Task, OpCrossover, parents...)
 		g := a
-		grammar.Mutate(&g, gt.space, nil, rng)
-		children, note = []grammar.Genome{g}, "the parents share every module: a mutant of the first"
+		// A mutant of the first that is not the second either (one
+		// mutation apart, it may be).
+		for try := 0; try < 8 && (try == 0 || g.Canonical() == b.Canonical()); try++ {
+			g = a
+			grammar.Mutate(&g, gt.space, nil, rng)
+		}
+		children, note = []grammar.Genome{g}, "the parents' only mixes are themselves: a mutant of the first"
 	}
 	best, err := grammar.Best(ctx, gt.ev, children)
 	if err != nil {

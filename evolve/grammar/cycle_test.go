@@ -1,0 +1,117 @@
+package grammar
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"policyevolve/envs"
+	"policyevolve/envs/ssd"
+	"policyevolve/sandbox"
+)
+
+func cycleGenome(p CycleParams, aggression Aggression) Genome {
+	return Genome{Game: ssd.Gathering, Harvest: Harvest{Kind: Cycle, Cycle: p}, Aggression: aggression,
+		Cleaning: Cleaning{Kind: NoCleaning}}
+}
+
+// TestCycleSpacesTheAgents plays the cycle in process on the large
+// Gathering map: the cycle is done within 40 steps and holds every spawn
+// once; the agents' places are evenly spaced along it, a period apart
+// over the agents; and once each agent has reached its place, the team
+// picks at least 95% of what visiting every spawn once a period yields
+// (in Gathering a spawn visited 25 or more steps after its last pick
+// always has an apple).
+func TestCycleSpacesTheAgents(t *testing.T) {
+	for _, sorted := range []bool{false, true} {
+		g := cycleGenome(CycleParams{Spacing: 20, Sorted: sorted}, Aggression{Kind: Never})
+		m, err := envs.BuiltinMap(ssd.Gathering, "large")
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, err := envs.New(envs.Config{Map: m, Agents: 10, MaxSteps: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.Reset(3)
+		k := newKit()
+		var st ssd.State
+		actions := make([]int, 10)
+		picked, ready := 0.0, -1
+		for step := 0; step < 700; step++ {
+			env.Snapshot(&st)
+			v, err := ssd.NewView(&st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for a := range actions {
+				actions[a] = g.act(k, v, a)
+			}
+			if ready < 0 && k.opt[0].done {
+				ready = step
+			}
+			r, err := env.Step(actions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if step >= 300 {
+				for _, x := range r {
+					picked += x
+				}
+			}
+		}
+		tour := slices.Sorted(slices.Values(k.tour[0]))
+		spawns := len(m.Apples)
+		if ready < 0 || ready > 40 || len(tour) != spawns || tour[0] != 0 || tour[spawns-1] != spawns-1 ||
+			len(slices.Compact(tour)) != spawns {
+			t.Fatalf("sorted %v: cycle done at step %d, holding %d spawns (of %d, each once?)", sorted, ready, len(tour), spawns)
+		}
+		length := 0
+		for j, i := range k.tour[0] {
+			e := k.tour[0][(j+1)%spawns]
+			length += abs(k.spawnR[i]-k.spawnR[e]) + abs(k.spawnC[i]-k.spawnC[e])
+		}
+		period := max(length, 20*10)
+		places := slices.Sorted(slices.Values(k.tourAt))
+		for a := 1; a < len(places); a++ {
+			if gap := places[a] - places[a-1]; gap < period/10 || gap > period/10+1 {
+				t.Fatalf("sorted %v: places %v along a period of %d: not evenly spaced", sorted, places, period)
+			}
+		}
+		bound := 400 * float64(spawns) * 10 / float64(max(period, 25*10))
+		t.Logf("sorted %v: cycle of %d steps done at step %d; %.0f apples picked in steps 300-699, bound %.0f", sorted, length, ready, picked, bound)
+		if picked < 0.95*bound {
+			t.Errorf("sorted %v: %.0f apples picked in steps 300-699, under 95%% of the bound %.0f", sorted, picked, bound)
+		}
+	}
+}
+
+// TestCycleKeepsTheStepDeadline: the cycle, made and shortened in the
+// first steps, keeps within the sandbox's default step deadline on the
+// interpreter, beaming itself in self-play (tagged-out agents and all).
+// The deadline counts CPU time, so a busy machine does not make it fail;
+// the policy needs about a fifth of it.
+func TestCycleKeepsTheStepDeadline(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the interpreter's worker is not built under the race detector")
+	}
+	g := cycleGenome(CycleParams{Spacing: 25, Lead: 2, Sorted: true},
+		Aggression{Kind: Opportunistic, Opportunistic: OpportunisticParams{Reach: maxReach, Turn: true}})
+	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Yaegi, CacheDir: testCache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := compile(t, sb, g)
+	m, err := envs.BuiltinMap(ssd.Gathering, "large")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := envs.New(envs.Config{Map: m, Agents: 10, MaxSteps: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	if _, err := envs.Run(context.Background(), env, []envs.Seat{{Actor: prog.Actor(), Agents: all}}, envs.Options{Seed: 0}); err != nil {
+		t.Fatal(err)
+	}
+}
