@@ -1,13 +1,13 @@
 package grammar
 
 import (
-	"context"
+	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
-	"policyevolve/sandbox"
 )
 
 func cycleGenome(p CycleParams, aggression Aggression) Genome {
@@ -97,21 +97,35 @@ func TestCycleKeepsTheStepDeadline(t *testing.T) {
 	}
 	g := cycleGenome(CycleParams{Spacing: 25, Lead: 2, Sorted: true},
 		Aggression{Kind: Opportunistic, Opportunistic: OpportunisticParams{Reach: maxReach, Turn: true}})
-	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Yaegi, CacheDir: testCache})
-	if err != nil {
-		t.Fatal(err)
+	playOnYaegi(t, g, 300)
+}
+
+// TestCycleIsGatheringsOnly: Cleanup's apples grow back at random, so no
+// Cleanup genome has the cycle harvest — drawn, mutated, drawn from a
+// guidance that names it — and one written by hand is refused; Gathering
+// draws it.
+func TestCycleIsGatheringsOnly(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	guide := &Guidance{Kinds: map[string][]string{"harvest": {Cycle, Zones}}}
+	drawn := 0
+	for n := 0; n < 2000; n++ {
+		g := Random(ssd.Cleanup, space10, rng)
+		for m := 0; m < 5; m++ {
+			Mutate(&g, space10, nil, rng)
+		}
+		if gg := RandomGuided(ssd.Cleanup, space10, guide, rng); g.Harvest.Kind == Cycle || gg.Harvest.Kind == Cycle {
+			t.Fatalf("a Cleanup genome with the cycle harvest: %+v / %+v", g.Harvest, gg.Harvest)
+		}
+		if Random(ssd.Gathering, space10, rng).Harvest.Kind == Cycle {
+			drawn++
+		}
 	}
-	prog := compile(t, sb, g)
-	m, err := envs.BuiltinMap(ssd.Gathering, "large")
-	if err != nil {
-		t.Fatal(err)
+	if drawn < 300 {
+		t.Errorf("Gathering drew the cycle %d times in 2000, want about a fifth", drawn)
 	}
-	env, err := envs.New(envs.Config{Map: m, Agents: 10, MaxSteps: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
-	if _, err := envs.Run(context.Background(), env, []envs.Seat{{Actor: prog.Actor(), Agents: all}}, envs.Options{Seed: 0}); err != nil {
-		t.Fatal(err)
+	g := cycleGenome(CycleParams{Spacing: 25}, Aggression{Kind: Never})
+	g.Game, g.Cleaning = ssd.Cleanup, Cleaning{Kind: Fixed, Fixed: FixedParams{Cleaners: 2, Roles: RoleParams{Radius: 1, MinWaste: 1}}}
+	if err := g.Validate(space10); err == nil || !strings.Contains(err.Error(), "Gathering's") {
+		t.Errorf("a Cleanup genome with the cycle harvest validated: %v", err)
 	}
 }

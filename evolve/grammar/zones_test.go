@@ -139,6 +139,17 @@ func TestZonesKeepTheStepDeadline(t *testing.T) {
 			Tour: true, Patience: 3}},
 		Aggression: Aggression{Kind: Opportunistic, Opportunistic: OpportunisticParams{Reach: maxReach, Turn: true}},
 		Cleaning:   Cleaning{Kind: NoCleaning}}
+	res := playOnYaegi(t, g, 300)
+	if res.Metrics.Peace >= 10 {
+		t.Fatalf("nobody was tagged out (peace %v): the zones were never cut again", res.Metrics.Peace)
+	}
+}
+
+// playOnYaegi renders g and plays it in self-play on the interpreter (the
+// sandbox's default step deadline), 10 agents on the game's default map,
+// for steps steps of seed 0; a step past the deadline fails the test.
+func playOnYaegi(t *testing.T, g Genome, steps int) *envs.Result {
+	t.Helper()
 	sb, err := sandbox.New(sandbox.Config{Backend: sandbox.Yaegi, CacheDir: testCache})
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +159,7 @@ func TestZonesKeepTheStepDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := envs.New(envs.Config{Map: m, Agents: 10, MaxSteps: 300})
+	env, err := envs.New(envs.Config{Map: m, Agents: 10, MaxSteps: steps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +168,5 @@ func TestZonesKeepTheStepDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
-	if res.Metrics.Peace >= 10 {
-		t.Fatalf("nobody was tagged out (peace %v): the zones were never cut again", res.Metrics.Peace)
-	}
+	return res
 }
