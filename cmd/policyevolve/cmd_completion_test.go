@@ -107,7 +107,7 @@ func TestCompletionZsh(t *testing.T) {
 source "$1"; shift; words=("$@"); CURRENT=$#words; _policyevolve`
 	for _, c := range []struct{ line, want string }{
 		{"policyevolve ev", "evolve:run an evolution job"},
-		{"policyevolve evolve --it", "--iterations[population iterations (default 5), or chain refinements / gepa reflect…]:iterations: "},
+		{"policyevolve evolve --it", "--iterations[population iterations (default 3), or chain refinements / gepa reflect…]:iterations: "},
 		{"policyevolve evolve --ga", "--game[game - gathering or cleanup]:game:(gathering cleanup)"},
 		{"policyevolve pool s", "show:show a policy"},
 		{"policyevolve pool show --st", "--store[store file (default - $POLICYEVOLVE_STORE, else ./policyevolve.db)]:store:_files"},

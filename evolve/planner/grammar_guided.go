@@ -24,10 +24,13 @@ type guidedGrammar struct {
 // Improve's size whose first population is drawn from the prior and whose
 // mutations lean its way. Prose that is not such guidance is refused.
 func (p *GrammarPlanner) Guide(g string) (Planner, error) {
-	// Cleanup's families include Gathering's: this checks the form; Init
-	// checks it against the task's game.
+	// This checks the form: guidance either game reads (Cleanup's
+	// families include Gathering's, and Gathering has the cycle harvest);
+	// Init checks it against the task's game.
 	if _, err := grammar.ParseGuidance(g, ssd.Cleanup); err != nil {
-		return nil, fmt.Errorf("grammar planner: %w", err)
+		if _, err2 := grammar.ParseGuidance(g, ssd.Gathering); err2 != nil {
+			return nil, fmt.Errorf("grammar planner: %w", err)
+		}
 	}
 	return &guidedGrammar{GrammarPlanner: p, guidance: g}, nil
 }

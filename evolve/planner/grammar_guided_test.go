@@ -40,4 +40,11 @@ func TestGrammarReflect(t *testing.T) {
 	if _, err := p.Guide("Be kind to the others."); err == nil || !strings.Contains(err.Error(), "not \"key: values\"") {
 		t.Errorf("prose guidance for the grammar: %v", err)
 	}
+	// Guidance only one game reads is well formed: Gathering's cycle,
+	// Cleanup's cleaners.
+	for _, g := range []string{"harvest: cycle\nmore: harvest.Spacing", "more: cleaning.Cleaners"} {
+		if _, err := p.Guide(g); err != nil {
+			t.Errorf("guidance %q: %v", g, err)
+		}
+	}
 }
