@@ -384,6 +384,7 @@ func (e *Experiment) run(ctx context.Context, cfg evolve.JobConfig) (*store.Run,
 	// settings the method does not read (JobConfig.Decisive): a chain
 	// does not play again because a population flag changed.
 	var found, borrowed *store.Run
+	var borrowedTag string
 	want, err := json.Marshal(cfg.Decisive())
 	if err != nil {
 		return nil, err
@@ -399,7 +400,7 @@ func (e *Experiment) run(ctx context.Context, cfg evolve.JobConfig) (*store.Run,
 				found = &runs[i]
 			} else if borrowed == nil && finished(&runs[i]) {
 				if got, err := json.Marshal(c.Decisive()); err == nil && string(got) == string(want) {
-					borrowed = &runs[i]
+					borrowed, borrowedTag = &runs[i], c.PoolTag
 				}
 			}
 		}
@@ -408,7 +409,7 @@ func (e *Experiment) run(ctx context.Context, cfg evolve.JobConfig) (*store.Run,
 		return nil, err
 	}
 	if found == nil && borrowed != nil {
-		e.logf("%s: reused, played with the same settings for this method (pool %s)", borrowed.ID, poolTagOf(borrowed))
+		e.logf("%s: reused, played with the same settings for this method (pool %s)", borrowed.ID, borrowedTag)
 		return borrowed, nil
 	}
 	// A run the budget stopped is as finished as a done one: the budget is
@@ -442,13 +443,6 @@ func (e *Experiment) run(ctx context.Context, cfg evolve.JobConfig) (*store.Run,
 // finished: done, or stopped by its budget (as finished: the budget is
 // part of the configuration).
 func finished(r *store.Run) bool { return r.Status == store.StatusDone || evolve.StoppedByBudget(r) }
-
-// poolTagOf is the pool tag of a stored run's configuration, or "".
-func poolTagOf(r *store.Run) string {
-	var c evolve.JobConfig
-	_ = json.Unmarshal(r.Config, &c)
-	return c.PoolTag
-}
 
 // zeroShotRow gathers the zero-shot row from the chain runs of one
 // method (from): each run's iteration-0 policy and what it cost.

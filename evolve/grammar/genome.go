@@ -38,12 +38,17 @@ var Kinds = map[string][]string{
 // order of Kinds: the cycle harvest is Gathering's alone (in Cleanup an
 // apple's regrowth is random, so no timing of visits can follow it), so
 // Cleanup's genomes are drawn from the kinds they had before it existed.
+// The slice it returns is shared: callers clone it before changing it.
 func KindsFor(game ssd.Game, family string) []string {
 	if game == ssd.Cleanup && family == "harvest" {
-		return slices.DeleteFunc(slices.Clone(Kinds[family]), func(k string) bool { return k == Cycle })
+		return cleanupHarvest
 	}
 	return Kinds[family]
 }
+
+// cleanupHarvest is Kinds["harvest"] without the cycle, made once (Random
+// and every kind switch ask for it).
+var cleanupHarvest = slices.DeleteFunc(slices.Clone(Kinds["harvest"]), func(k string) bool { return k == Cycle })
 
 // Genome is a strategy: one module of each family and its parameters. Only
 // the parameters of the chosen kinds count; the others are ignored (and

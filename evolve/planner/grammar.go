@@ -228,10 +228,11 @@ func (p *GrammarPlanner) Crossover(ctx context.Context, req CrossoverRequest) (*
 	note := fmt.Sprintf("the best of %d mixes of the parents' modules", len(children))
 	if len(children) == 0 { // the parents differ in at most one whole module
 		rng, _ := rngFor(req.Task, OpCrossover, parents...)
-		g := a
 		// A mutant of the first that is not the second either (one
 		// mutation apart, it may be).
-		for try := 0; try < 8 && (try == 0 || g.Canonical() == b.Canonical()); try++ {
+		g := a
+		grammar.Mutate(&g, gt.space, nil, rng)
+		for try := 1; try < 8 && g.Canonical() == b.Canonical(); try++ {
 			g = a
 			grammar.Mutate(&g, gt.space, nil, rng)
 		}
