@@ -14,7 +14,7 @@ import (
 // Version is the version of the genome format and of the rendering: a
 // source rendered by another version does not parse as a genome of this
 // one.
-const Version = 2
+const Version = 3
 
 // maxAgents bounds the cleaner counts of a genome read without knowing
 // its environment.

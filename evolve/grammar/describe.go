@@ -55,12 +55,16 @@ func (g *Genome) describeHarvest() string {
 		} else {
 			s += ", by agent id"
 		}
+		paths := ""
+		if z.Paths {
+			paths = "; of the shortest paths to an apple, walk the one passing the most apples"
+		}
 		if z.Tour {
 			s += "; walk the zone's spawns in a cycle (nearest neighbour, shortened by 2-opt), heading for the next one whose apple is alive"
 			if z.Timed {
 				s += fmt.Sprintf(" or, counting regrowth, grows back by the time one gets there plus %d steps, waiting on it", z.Patience)
 			}
-			return s + then(z.Roam, z.Wait, "zone")
+			return s + then(z.Roam, z.Wait, "zone") + paths
 		}
 		if z.Timed {
 			s += "; go where an own apple can be picked soonest, counting regrowth, and wait on it"
@@ -69,7 +73,7 @@ func (g *Genome) describeHarvest() string {
 			}
 			return s + then(0, z.Wait, "zone")
 		}
-		return s + then(z.Roam, z.Wait, "zone")
+		return s + then(z.Roam, z.Wait, "zone") + paths
 	case Cycle:
 		c := h.Cycle
 		s := "one cycle through every apple spawn (nearest neighbour, shortened by 2-opt; until then the nearest alive apple), "

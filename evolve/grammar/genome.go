@@ -156,7 +156,7 @@ func (g *Genome) params(s Space) []param {
 		out = append(out, ip("harvest.Refine", &z.Refine, 0, maxRefine), bp("harvest.Match", &z.Match),
 			bp("harvest.Share", &z.Share), bp("harvest.Timed", &z.Timed),
 			bp("harvest.Tour", &z.Tour), ip("harvest.Patience", &z.Patience, 0, maxSteps),
-			ip("harvest.Roam", &z.Roam, 0, maxSteps), bp("harvest.Wait", &z.Wait))
+			ip("harvest.Roam", &z.Roam, 0, maxSteps), bp("harvest.Wait", &z.Wait), bp("harvest.Paths", &z.Paths))
 	case Cycle:
 		c := &h.Cycle
 		out = append(out, ip("harvest.Spacing", &c.Spacing, 0, maxRest), ip("harvest.Lead", &c.Lead, 0, maxSteps),

@@ -36,6 +36,14 @@ type ZonesParams struct {
 	Patience int
 	Roam     int  // as TerritoryParams.Roam; with Timed, only when nearer than the own pick
 	Wait     bool // as TerritoryParams.Wait, on the zone's spawns
+	// Paths: of the shortest paths to the apple the agent heads for (the
+	// nearest own alive one, the next alive one of its Tour, or, with
+	// none of its own alive, the nearest one it may go for), it walks one
+	// that passes the most alive apples, picking them on the way, and of
+	// equally near apples it heads for the one such a path makes worth
+	// most; else (and with Timed but no Tour) the first path the
+	// breadth-first search finds.
+	Paths bool
 }
 
 // harvestZones collects the apples of the agent's zone.
@@ -51,7 +59,110 @@ func (k *kit) harvestZones(v *ssd.View, agent int, p *ZonesParams) int {
 			return a
 		}
 	}
+	if p.Paths && (p.Tour || !p.Timed) {
+		own := k.own[:0]
+		for _, i := range zone {
+			if v.AppleAlive(i) {
+				own = append(own, v.ApplePos(i))
+			}
+		}
+		k.own = own
+		if a, ok := richStep(v, agent, own); ok {
+			return a
+		}
+		if all := v.Apples(); len(own) == 0 && len(all) > 0 {
+			d := v.Distance(v.AgentPos(agent), all)
+			if !p.Wait || (d != ssd.Unreachable && d <= p.Roam) {
+				if a, ok := richStep(v, agent, all); ok {
+					return a
+				}
+			}
+		}
+	}
 	return k.collect(v, agent, zone, p.Roam, p.Wait)
+}
+
+// richStep returns the first step toward the nearest of targets along
+// the shortest path that passes the most alive apples (an apple is
+// picked by stepping on it); of equally near targets, the one whose
+// best path passes the most, the first on ties. ok is false when the
+// agent stands on a target or none is reachable.
+func richStep(v *ssd.View, agent int, targets []ssd.Pos) (int, bool) {
+	me := v.AgentPos(agent)
+	w := v.Width()
+	from := v.DistanceField(me)
+	near := ssd.Unreachable
+	for _, t := range targets {
+		if d := from[t.R*w+t.C]; d != ssd.Unreachable && (near == ssd.Unreachable || d < near) {
+			near = d
+		}
+	}
+	if near <= 0 {
+		return ssd.Stand, false
+	}
+	best, step := -1, -1
+	for _, t := range targets {
+		if from[t.R*w+t.C] != near {
+			continue
+		}
+		if n, c := richPath(v, from, t); n > best {
+			best, step = n, c
+		}
+	}
+	return ssd.DirectionToAction(step/w-me.R, step%w-me.C, v.Orientation(agent)), true
+}
+
+// richPath walks back from t through the cells of the shortest paths to
+// it (those whose distance from the agent falls by one a step: from is
+// the agent's distance field) and returns the most alive apples one of
+// them passes and that path's first cell.
+func richPath(v *ssd.View, from []int, t ssd.Pos) (int, int) {
+	w, h := v.Width(), v.Height()
+	dirs := [4][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}}
+	count := make([]int, w*h)
+	for i := range count {
+		count[i] = -1
+	}
+	c := t.R*w + t.C
+	count[c] = 0
+	layer := []int{c}
+	for d := from[c]; ; d-- {
+		for _, c := range layer {
+			if v.AppleAt(c/w, c%w) {
+				count[c]++
+			}
+		}
+		if d == 1 {
+			break
+		}
+		var next []int
+		for _, c := range layer {
+			for _, dd := range dirs {
+				r, cc := c/w+dd[0], c%w+dd[1]
+				if r < 0 || r >= h || cc < 0 || cc >= w {
+					continue
+				}
+				n := r*w + cc
+				if from[n] != d-1 {
+					continue
+				}
+				if count[n] < 0 {
+					next = append(next, n)
+				}
+				if count[c] > count[n] {
+					count[n] = count[c]
+				}
+			}
+		}
+		layer = next
+	}
+	best, first := -1, -1
+	for _, c := range layer { // the cells one step from the agent
+		if count[c] > best {
+			best, first = count[c], c
+		}
+	}
+	return best, first
 }
 
 // tourNext heads for the next spawn along the agent's tour that is worth
@@ -77,6 +188,11 @@ func (k *kit) tourNext(v *ssd.View, agent int, p *ZonesParams) (int, bool) {
 		k.tourAt[agent] = at
 		if d == 0 {
 			return ssd.Stand, true
+		}
+		if p.Paths {
+			if act, ok := richStep(v, agent, []ssd.Pos{a}); ok {
+				return act, true
+			}
 		}
 		dr, dc, ok := v.BFSToward(agent, a.R, a.C)
 		if !ok {

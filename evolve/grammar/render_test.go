@@ -3,6 +3,7 @@ package grammar
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -105,7 +106,7 @@ func TestRenderIsReadable(t *testing.T) {
 	}
 	s := strings.ReplaceAll(string(src), "\n//     ", " ") // unwrap the description
 	for _, want := range []string{
-		"// genome: {\"v\":2,\"game\":\"cleanup\"",
+		fmt.Sprintf("// genome: {\"v\":%d,\"game\":\"cleanup\"", Version),
 		"harvesting: own strip of rows by agent id first (widened by 2 on each side)",
 		"aggression: never beam",
 		"cleaning: 2 cleaners, chosen lowest ids",
@@ -149,16 +150,17 @@ func TestParseRefuses(t *testing.T) {
 		return ""
 	}
 	header := line(HeaderPrefix)
+	v := fmt.Sprintf(`{"v":%d,`, Version)
 	edited := strings.Replace(string(src), "k.begin(v, agent)\n", "k.begin(v, agent) // mine\n", 1)
 	cases := []struct {
 		name, src, want string
 	}{
 		{"foreign", string(bfs), `no "// genome:" line above the package clause`},
 		{"edited", edited, "differs from its genome's rendering at line"},
-		{"bad json", strings.Replace(string(src), header, HeaderPrefix+"{\"v\":2,", 1), "malformed genome line"},
+		{"bad json", strings.Replace(string(src), header, HeaderPrefix+v, 1), "malformed genome line"},
 		{"unknown kind", strings.Replace(string(src), `"kind":"`+g.Harvest.Kind+`"`, `"kind":"spiral"`, 1), `unknown harvest kind "spiral"`},
-		{"unknown field", strings.Replace(string(src), `{"v":2,`, `{"v":2,"x":2,`, 1), "unknown field"},
-		{"other version", strings.Replace(string(src), `{"v":2,`, `{"v":7,`, 1), "genome version 7"},
+		{"unknown field", strings.Replace(string(src), v, v+`"x":2,`, 1), "unknown field"},
+		{"other version", strings.Replace(string(src), v, `{"v":7,`, 1), "genome version 7"},
 		{"empty", "", "no \"// genome:\" line"},
 	}
 	for _, c := range cases {

@@ -114,7 +114,8 @@ func Search(ctx context.Context, ev *Evaluator, cfg SearchConfig) ([]Scored, err
 
 // initial returns the n-th genome of the initial population: Start's
 // members and then Mates as they are, then mutants of Start's members in
-// turn (one or two mutations each); random genomes without Start.
+// turn (one or two mutations each, and another while the second undid
+// the first: a mutant is never its start); random genomes without Start.
 func (c *SearchConfig) initial(n int, rng *rand.Rand) Genome {
 	var g Genome
 	switch {
@@ -123,9 +124,13 @@ func (c *SearchConfig) initial(n int, rng *rand.Rand) Genome {
 	case len(c.Start) > 0 && n < len(c.Start)+len(c.Mates):
 		g = c.Mates[n-len(c.Start)].Canonical()
 	case len(c.Start) > 0:
-		g = c.Start[n%len(c.Start)].Canonical()
-		g.Clamp(c.Space)
+		start := c.Start[n%len(c.Start)].Canonical()
+		start.Clamp(c.Space)
+		g = start
 		for m := 1 + rng.Intn(2); m > 0; m-- {
+			Mutate(&g, c.Space, c.Bias, rng)
+		}
+		for try := 0; try < 8 && g.Canonical() == start; try++ {
 			Mutate(&g, c.Space, c.Bias, rng)
 		}
 		return g
