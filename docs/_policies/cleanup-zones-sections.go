@@ -125,6 +125,14 @@ type kit struct {
 	// -1 when unknown: Cleanup's regrowth is random).
 	appleWas []bool
 	ready    []int
+	// Paths: richStep's scratch, made at first use — each cell's distance
+	// from the agent and the search (a generation) that reached it, the
+	// targets' marks, the apples along the best paths from each cell and
+	// the count they belong to, and the search's queue and layers.
+	pathDist, pathSeen, pathMark   []int
+	pathCount, pathCounted         []int
+	pathGen                        int
+	pathQueue, pathLayer, pathNext []int
 }
 
 func newKit() *kit { return &kit{step: -1, roleAt: -1} }
@@ -376,13 +384,13 @@ func (k *kit) harvestZones(v *ssd.View, agent int, p *ZonesParams) int {
 			}
 		}
 		k.own = own
-		if a, ok := richStep(v, agent, own); ok {
+		if a, ok := k.richStep(v, agent, own); ok {
 			return a
 		}
 		if all := v.Apples(); len(own) == 0 && len(all) > 0 {
 			d := v.Distance(v.AgentPos(agent), all)
 			if !p.Wait || (d != ssd.Unreachable && d <= p.Roam) {
-				if a, ok := richStep(v, agent, all); ok {
+				if a, ok := k.richStep(v, agent, all); ok {
 					return a
 				}
 			}
@@ -395,80 +403,122 @@ func (k *kit) harvestZones(v *ssd.View, agent int, p *ZonesParams) int {
 // the shortest path that passes the most alive apples (an apple is
 // picked by stepping on it); of equally near targets, the one whose
 // best path passes the most, the first on ties. ok is false when the
-// agent stands on a target or none is reachable.
-func richStep(v *ssd.View, agent int, targets []ssd.Pos) (int, bool) {
-	me := v.AgentPos(agent)
-	w := v.Width()
-	from := v.DistanceField(me)
-	near := ssd.Unreachable
+// agent stands on a target or none is reachable. Its breadth-first
+// search stops at the nearest targets' distance, so that its cost
+// follows how far they are, not the map's size.
+func (k *kit) richStep(v *ssd.View, agent int, targets []ssd.Pos) (int, bool) {
+	w, h := v.Width(), v.Height()
+	if len(k.pathSeen) != w*h {
+		k.pathDist, k.pathSeen, k.pathMark = make([]int, w*h), make([]int, w*h), make([]int, w*h)
+		k.pathCount, k.pathCounted = make([]int, w*h), make([]int, w*h)
+	}
+	k.pathGen++
+	gen := k.pathGen
 	for _, t := range targets {
-		if d := from[t.R*w+t.C]; d != ssd.Unreachable && (near == ssd.Unreachable || d < near) {
-			near = d
+		if v.InBounds(t.R, t.C) {
+			k.pathMark[t.R*w+t.C] = gen
 		}
 	}
-	if near <= 0 {
+	me := v.AgentPos(agent)
+	start := me.R*w + me.C
+	if k.pathMark[start] == gen {
+		return ssd.Stand, false
+	}
+	dirs := [4][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}}
+	queue := append(k.pathQueue[:0], start)
+	k.pathSeen[start], k.pathDist[start] = gen, 0
+	near := -1
+	for head := 0; head < len(queue); head++ {
+		c := queue[head]
+		d := k.pathDist[c]
+		if near >= 0 && d >= near {
+			break
+		}
+		for _, dd := range dirs {
+			r, cc := c/w+dd[0], c%w+dd[1]
+			if !v.InBounds(r, cc) || v.Wall(r, cc) {
+				continue
+			}
+			n := r*w + cc
+			if k.pathSeen[n] == gen {
+				continue
+			}
+			k.pathSeen[n], k.pathDist[n] = gen, d+1
+			queue = append(queue, n)
+			if near < 0 && k.pathMark[n] == gen {
+				near = d + 1
+			}
+		}
+	}
+	k.pathQueue = queue
+	if near < 0 {
 		return ssd.Stand, false
 	}
 	best, step := -1, -1
 	for _, t := range targets {
-		if from[t.R*w+t.C] != near {
+		if !v.InBounds(t.R, t.C) {
 			continue
 		}
-		if n, c := richPath(v, from, t); n > best {
-			best, step = n, c
+		c := t.R*w + t.C
+		if k.pathSeen[c] != gen || k.pathDist[c] != near {
+			continue
+		}
+		if n, first := k.richPath(v, c); n > best {
+			best, step = n, first
 		}
 	}
 	return ssd.DirectionToAction(step/w-me.R, step%w-me.C, v.Orientation(agent)), true
 }
 
-// richPath walks back from t through the cells of the shortest paths to
-// it (those whose distance from the agent falls by one a step: from is
-// the agent's distance field) and returns the most alive apples one of
-// them passes and that path's first cell.
-func richPath(v *ssd.View, from []int, t ssd.Pos) (int, int) {
-	w, h := v.Width(), v.Height()
+// richPath walks back from cell t through the cells of the shortest
+// paths to it from the agent (those whose distance from the agent, as
+// richStep's search left it, falls by one a step) and returns the most
+// alive apples one of them passes and that path's first cell.
+func (k *kit) richPath(v *ssd.View, t int) (int, int) {
+	w := v.Width()
 	dirs := [4][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}}
-	count := make([]int, w*h)
-	for i := range count {
-		count[i] = -1
-	}
-	c := t.R*w + t.C
-	count[c] = 0
-	layer := []int{c}
-	for d := from[c]; ; d-- {
+	seen := k.pathSeen[t] // the search's generation
+	k.pathGen++
+	gen := k.pathGen
+	k.pathCounted[t], k.pathCount[t] = gen, 0
+	layer := append(k.pathLayer[:0], t)
+	next := k.pathNext[:0]
+	for d := k.pathDist[t]; ; d-- {
 		for _, c := range layer {
 			if v.AppleAt(c/w, c%w) {
-				count[c]++
+				k.pathCount[c]++
 			}
 		}
 		if d == 1 {
 			break
 		}
-		var next []int
+		next = next[:0]
 		for _, c := range layer {
 			for _, dd := range dirs {
 				r, cc := c/w+dd[0], c%w+dd[1]
-				if r < 0 || r >= h || cc < 0 || cc >= w {
+				if !v.InBounds(r, cc) {
 					continue
 				}
 				n := r*w + cc
-				if from[n] != d-1 {
+				if k.pathSeen[n] != seen || k.pathDist[n] != d-1 {
 					continue
 				}
-				if count[n] < 0 {
+				if k.pathCounted[n] != gen {
+					k.pathCounted[n], k.pathCount[n] = gen, -1
 					next = append(next, n)
 				}
-				if count[c] > count[n] {
-					count[n] = count[c]
+				if k.pathCount[c] > k.pathCount[n] {
+					k.pathCount[n] = k.pathCount[c]
 				}
 			}
 		}
-		layer = next
+		layer, next = next, layer
 	}
+	k.pathLayer, k.pathNext = layer, next
 	best, first := -1, -1
 	for _, c := range layer { // the cells one step from the agent
-		if count[c] > best {
-			best, first = count[c], c
+		if k.pathCount[c] > best {
+			best, first = k.pathCount[c], c
 		}
 	}
 	return best, first
@@ -499,7 +549,7 @@ func (k *kit) tourNext(v *ssd.View, agent int, p *ZonesParams) (int, bool) {
 			return ssd.Stand, true
 		}
 		if p.Paths {
-			if act, ok := richStep(v, agent, []ssd.Pos{a}); ok {
+			if act, ok := k.richStep(v, agent, []ssd.Pos{a}); ok {
 				return act, true
 			}
 		}

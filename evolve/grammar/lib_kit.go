@@ -70,6 +70,14 @@ type kit struct {
 	// -1 when unknown: Cleanup's regrowth is random).
 	appleWas []bool
 	ready    []int
+	// Paths: richStep's scratch, made at first use — each cell's distance
+	// from the agent and the search (a generation) that reached it, the
+	// targets' marks, the apples along the best paths from each cell and
+	// the count they belong to, and the search's queue and layers.
+	pathDist, pathSeen, pathMark   []int
+	pathCount, pathCounted         []int
+	pathGen                        int
+	pathQueue, pathLayer, pathNext []int
 }
 
 func newKit() *kit { return &kit{step: -1, roleAt: -1} }

@@ -77,10 +77,21 @@ func mostApples(v *ssd.View, from []int, c, t int) int {
 	return n + best
 }
 
+// stepTo is the cell a move action leads to from me (-1 for another
+// action).
+func stepTo(v *ssd.View, me ssd.Pos, a int) int {
+	for _, dd := range [4][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
+		if ssd.DirectionToAction(dd[0], dd[1], v.Orientation(0)) == a {
+			return (me.R+dd[0])*v.Width() + me.C + dd[1]
+		}
+	}
+	return -1
+}
+
 // TestRichPathIsTheBestShortestPath: on random small maps with walls,
-// the path richPath finds to any apple is a shortest one (its first cell
-// is one step nearer) passing the most apples of all shortest paths, as
-// counted by trying them all.
+// the step richStep takes toward any apple starts a shortest path (its
+// first cell is one step nearer) passing the most apples of all shortest
+// paths, as counted by trying them all.
 func TestRichPathIsTheBestShortestPath(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	checked := 0
@@ -104,7 +115,15 @@ func TestRichPathIsTheBestShortestPath(t *testing.T) {
 					}
 				}
 			}
-			n, first := richPath(v, from, a)
+			k := newKit()
+			act, ok := k.richStep(v, 0, []ssd.Pos{a})
+			if !ok {
+				t.Fatalf("trial %d, apple %v: no step toward it", trial, a)
+			}
+			n, first := k.richPath(v, tc) // what the step was chosen by
+			if got := stepTo(v, me, act); got != first {
+				t.Fatalf("trial %d, apple %v: the step leads to cell %d, the best path starts at %d", trial, a, got, first)
+			}
 			if n != want {
 				t.Fatalf("trial %d, apple %v: richPath counts %d apples, the best shortest path passes %d", trial, a, n, want)
 			}
@@ -129,7 +148,7 @@ func TestRichStepHeadsForTheNearest(t *testing.T) {
 		me := v.AgentPos(0)
 		apples := v.Apples()
 		near := v.Distance(me, apples)
-		a, ok := richStep(v, 0, apples)
+		a, ok := newKit().richStep(v, 0, apples)
 		if near == ssd.Unreachable || near == 0 {
 			if ok {
 				t.Fatalf("trial %d: a step (%d) with no apple to head for", trial, a)
@@ -139,20 +158,16 @@ func TestRichStepHeadsForTheNearest(t *testing.T) {
 		if !ok {
 			t.Fatalf("trial %d: no step toward apples %d steps away", trial, near)
 		}
-		next := ssd.Pos{R: -1}
-		for _, dd := range [4][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
-			if ssd.DirectionToAction(dd[0], dd[1], v.Orientation(0)) == a {
-				next = ssd.Pos{R: me.R + dd[0], C: me.C + dd[1]}
-			}
-		}
-		if next.R < 0 {
+		c := stepTo(v, me, a)
+		if c < 0 {
 			t.Fatalf("trial %d: action %d is not a move", trial, a)
 		}
+		next := ssd.Pos{R: c / v.Width(), C: c % v.Width()}
 		if got := v.Distance(next, apples); got != near-1 {
 			t.Fatalf("trial %d: the step leads %d steps from the nearest apple, want %d", trial, got, near-1)
 		}
 	}
-	if _, ok := richStep(randomView(t, rng, 8, 9), 0, nil); ok {
+	if _, ok := newKit().richStep(randomView(t, rng, 8, 9), 0, nil); ok {
 		t.Fatal("a step with no targets")
 	}
 }
