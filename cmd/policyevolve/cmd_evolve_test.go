@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -256,7 +257,9 @@ func TestEvolveConfigFileAndRuns(t *testing.T) {
 		if p.Origin.Operation() == "refine" {
 			refined++
 		}
-		if !strings.Contains(out, fmt.Sprintf("  %d  %s  %s", c.Sample, p.Origin.How(8), c.Status)) {
+		// the columns are padded to their widest entry
+		row := fmt.Sprintf(`(?m)^\s+%d\s+%s\s+%s\s`, c.Sample, regexp.QuoteMeta(p.Origin.How(8)), regexp.QuoteMeta(string(c.Status)))
+		if !regexp.MustCompile(row).MatchString(out) {
 			t.Errorf("runs show does not describe candidate %d as %q:\n%s", c.Sample, p.Origin.How(8), out)
 		}
 		if show, _ := cli(t, "pool", "show", c.Policy, "--store", db); !strings.Contains(show, "origin   "+p.Origin.Describe(12)+"\n") {
