@@ -14,7 +14,9 @@
 //     the apples it saw picked, or walking the zone in a cycle (a tour,
 //     waiting on spawns about to grow back); in the last three, with no
 //     own apple alive, roaming to a near one or waiting on one's own
-//     apple spawns; (Gathering only, whose regrowth is a fixed time) one
+//     apple spawns; a zone's harvester may walk, of the shortest paths
+//     to the apple it heads for, the one that passes most apples (Paths);
+//     (Gathering only, whose regrowth is a fixed time) one
 //     cycle through every spawn walked by all the agents, their places
 //     evenly spaced along it;
 //   - aggression: never; opportunistic (any rival in reach); territorial

@@ -34,18 +34,7 @@ func randomView(t *testing.T, rng *rand.Rand, h, w int) *ssd.View {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := envs.New(envs.Config{Map: m, Agents: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env.Reset(1)
-	var st ssd.State
-	env.Snapshot(&st)
-	v, err := ssd.NewView(&st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return firstView(t, m, 1)
 }
 
 // mostApples counts, by trying every shortest path from cell c (at

@@ -18,7 +18,13 @@ func zonesView(t *testing.T, game ssd.Game) *ssd.View {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := envs.New(envs.Config{Map: m, Agents: 10})
+	return firstView(t, m, 10)
+}
+
+// firstView is the first state of an episode of seed 1 on m.
+func firstView(t *testing.T, m *envs.Map, agents int) *ssd.View {
+	t.Helper()
+	env, err := envs.New(envs.Config{Map: m, Agents: agents})
 	if err != nil {
 		t.Fatal(err)
 	}
