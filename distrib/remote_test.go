@@ -139,19 +139,14 @@ func TestRemoteRunIsTheLocalRun(t *testing.T) {
 	t.Logf("both runs:\n%s", want)
 	// The workers played the episodes. A worker the machine's load kept
 	// from joining before the short run ended (it waits for the
-	// coordinator's queue) joins it afterwards: give it time.
+	// coordinator's queue) joins it afterwards: wait for it.
 	var jobs int64
 	for _, name := range []string{"w1", "w2"} {
 		var s WorkerStats
-		ok := false
-		for deadline := time.Now().Add(time.Minute); !ok && time.Now().Before(deadline); {
-			if s, ok = stats(t, remote, name); !ok {
-				time.Sleep(100 * time.Millisecond)
-			}
-		}
-		if !ok {
-			t.Fatalf("worker %s is not in the bucket a minute after the run", name)
-		}
+		waitFor(t, "worker "+name+" in the bucket", func() (ok bool) {
+			s, ok = stats(t, remote, name)
+			return ok
+		})
 		jobs += s.Jobs
 	}
 	if jobs == 0 {

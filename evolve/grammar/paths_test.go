@@ -37,6 +37,9 @@ func randomView(t *testing.T, rng *rand.Rand, h, w int) *ssd.View {
 	return firstView(t, m, 1)
 }
 
+// fourWays are the four moves' row and column steps.
+var fourWays = [4][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}}
+
 // mostApples counts, by trying every shortest path from cell c (at
 // distance d from the agent) to t, the most alive apples one passes
 // (c and t included).
@@ -50,7 +53,7 @@ func mostApples(v *ssd.View, from []int, c, t int) int {
 		return n
 	}
 	best := -1
-	for _, dd := range [4][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
+	for _, dd := range fourWays {
 		r, cc := c/w+dd[0], c%w+dd[1]
 		if !v.InBounds(r, cc) || from[r*w+cc] != from[c]+1 {
 			continue
@@ -69,7 +72,7 @@ func mostApples(v *ssd.View, from []int, c, t int) int {
 // stepTo is the cell a move action leads to from me (-1 for another
 // action).
 func stepTo(v *ssd.View, me ssd.Pos, a int) int {
-	for _, dd := range [4][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
+	for _, dd := range fourWays {
 		if ssd.DirectionToAction(dd[0], dd[1], v.Orientation(0)) == a {
 			return (me.R+dd[0])*v.Width() + me.C + dd[1]
 		}
@@ -96,7 +99,7 @@ func TestRichPathIsTheBestShortestPath(t *testing.T) {
 			}
 			// the brute force's best over every first step
 			want := -1
-			for _, dd := range [4][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
+			for _, dd := range fourWays {
 				r, c := me.R+dd[0], me.C+dd[1]
 				if v.InBounds(r, c) && from[r*w+c] == 1 {
 					if k := mostApples(v, from, r*w+c, tc); k > want {
