@@ -15,7 +15,7 @@ type EventKind string
 const (
 	EventStarted       EventKind = "started"   // a new run, or a resumed one (Message says which)
 	EventIteration     EventKind = "iteration" // an iteration begins
-	EventPhase         EventKind = "phase"     // a phase of it begins: propose, evaluate, challenge
+	EventPhase         EventKind = "phase"     // a phase of it begins: propose, refine (population), evaluate, challenge
 	EventCandidate     EventKind = "candidate" // a candidate is settled (Candidate)
 	EventIterationDone EventKind = "iteration-done"
 	EventStopped       EventKind = "stopped" // a budget or an interruption (Message: why)

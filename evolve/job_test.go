@@ -200,11 +200,11 @@ func jobHost(path, cache string, workers int) int {
 }
 
 // TestResumeAfterKill: a job killed with SIGKILL in the middle of an
-// iteration (while it proposes, evaluates or challenges) resumes and ends
+// iteration (while it proposes, refines, evaluates or challenges) resumes and ends
 // with the same champion, pool and ratings as an uninterrupted run of the
 // same seed, with 1 worker or 4.
 func TestResumeAfterKill(t *testing.T) {
-	resumeAfterKill(t, ModePopulation, tinyConfig(ModePopulation), jobOutcome, "0 challenge@1", "1 propose@4", "1 evaluate@1", "1 evaluate@4")
+	resumeAfterKill(t, ModePopulation, tinyConfig(ModePopulation), jobOutcome, "0 challenge@1", "1 propose@4", "1 refine@1", "1 evaluate@1", "1 evaluate@4")
 }
 
 // resumeAfterKill runs a job of cfg to its end, then, for each phase of

@@ -11,6 +11,7 @@ import (
 
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/planner/prompts"
+	"policyevolve/evolve/population"
 	"policyevolve/pool"
 )
 
@@ -82,6 +83,12 @@ type JobConfig struct {
 	// every one of LocalRounds is played, as runs stored before it
 	// existed did).
 	LocalStop Option[int] `json:"local_stop"`
+	// Refine is which of an iteration's candidates are refined
+	// (population mode): "race" refines them one at a time, the best
+	// first version first, and skips a candidate whose first version is
+	// below the best a refined candidate of the iteration reached; "all"
+	// refines every one (runs stored before the setting existed).
+	Refine string `json:"refine,omitempty"`
 	// ParentOrder is how parents are handed to an iteration's candidates
 	// (population mode): "best" orders each Pareto front best first by
 	// the objective — self-play efficiency under welfare and robust, the
@@ -178,6 +185,15 @@ const (
 	// Half the candidates improve the best so far, the rest the next
 	// parents best first (docs/evolution.md, "Why the search stalled").
 	DefaultParentOrder = ParentsLead
+	// Local rounds go to the candidate that leads its iteration
+	// (docs/evolution.md, "Why the search stalled", cause 8).
+	DefaultRefine = RefineRace
+)
+
+// How a population run's candidates are refined (JobConfig.Refine).
+const (
+	RefineAll  = population.RefineAll
+	RefineRace = population.RefineRace
 )
 
 // Parent orders of a population run (JobConfig.ParentOrder).
@@ -232,6 +248,9 @@ func (c JobConfig) WithDefaults() JobConfig {
 	c.LocalStop = c.LocalStop.OrDefault(DefaultLocalStop)
 	if c.ParentOrder == "" {
 		c.ParentOrder = DefaultParentOrder
+	}
+	if c.Refine == "" {
+		c.Refine = DefaultRefine
 	}
 	if len(c.Planners) == 0 {
 		c.Planners = []string{"grammar"}
@@ -297,6 +316,9 @@ func (c JobConfig) Validate() error {
 	if c.ParentOrder != ParentsLead && c.ParentOrder != ParentsBest && c.ParentOrder != ParentsShuffled {
 		errs = append(errs, fmt.Errorf("parent order %q: want %s, %s or %s", c.ParentOrder, ParentsLead, ParentsBest, ParentsShuffled))
 	}
+	if c.Refine != RefineAll && c.Refine != RefineRace {
+		errs = append(errs, fmt.Errorf("refine %q: want %s or %s", c.Refine, RefineRace, RefineAll))
+	}
 	if c.CrossoverRate.Value() > 1 {
 		errs = append(errs, fmt.Errorf("crossover rate %v is above 1", c.CrossoverRate.Value()))
 	}
@@ -327,7 +349,8 @@ func ParsePromptStyle(s string) (string, error) {
 // without the key "objective" was written before runs chose an
 // objective, when every run was selected by Elo: it reads as pool.Elo;
 // one without "local_stop" played every local round (Off), one without
-// "parent_order" shuffled each front of parents (ParentsShuffled). So an
+// "parent_order" shuffled each front of parents (ParentsShuffled), one
+// without "refine" refined every candidate (RefineAll). So an
 // old run resumes, lists and reports as what it was.
 func (c *JobConfig) UnmarshalJSON(b []byte) error {
 	type plain JobConfig // without this method
@@ -346,6 +369,9 @@ func (c *JobConfig) UnmarshalJSON(b []byte) error {
 	}
 	if _, ok := keys["parent_order"]; !ok {
 		c.ParentOrder = ParentsShuffled
+	}
+	if _, ok := keys["refine"]; !ok {
+		c.Refine = RefineAll
 	}
 	return nil
 }
@@ -373,7 +399,7 @@ func (c JobConfig) Decisive() JobConfig {
 	c = c.WithDefaults()
 	c.Workers, c.PlannerConcurrency, c.Endpoints, c.PoolTag = 0, 0, nil, ""
 	if c.Mode == ModeChain || c.Mode == ModeGEPA {
-		c.Candidates, c.Invasion, c.ParentOrder = 0, false, ""
+		c.Candidates, c.Invasion, c.ParentOrder, c.Refine = 0, false, "", ""
 		c.CrossoverRate, c.LocalRounds, c.LocalStop = Option[float64]{}, Option[int]{}, Option[int]{}
 	}
 	return c

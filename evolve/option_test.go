@@ -74,14 +74,14 @@ func TestStoredJobConfigUnchanged(t *testing.T) {
 		}
 		c.Objective = ""
 		b, err := json.Marshal(c)
-		want := strings.Replace(stored, `"planners"`, `"local_stop":-1,"parent_order":"shuffled","planners"`, 1)
+		want := strings.Replace(stored, `"planners"`, `"local_stop":-1,"refine":"all","parent_order":"shuffled","planners"`, 1)
 		if err != nil || string(b) != want {
 			t.Errorf("stored:\n%s\nencoded again:\n%s (%v)\nwant:\n%s", stored, b, err, want)
 		}
-		if !c.LocalStop.IsOff() || c.ParentOrder != ParentsShuffled {
-			t.Errorf("a configuration stored before local stops and parent orders read as %v, %q; want off, shuffled", c.LocalStop, c.ParentOrder)
+		if !c.LocalStop.IsOff() || c.ParentOrder != ParentsShuffled || c.Refine != RefineAll {
+			t.Errorf("a configuration stored before local stops, parent orders and races read as %v, %q, %q; want off, shuffled, all", c.LocalStop, c.ParentOrder, c.Refine)
 		}
-		if d := c.WithDefaults(); d.LocalRounds != c.LocalRounds || d.CrossoverRate != c.CrossoverRate || d.LocalStop != c.LocalStop || d.ParentOrder != c.ParentOrder {
+		if d := c.WithDefaults(); d.LocalRounds != c.LocalRounds || d.CrossoverRate != c.CrossoverRate || d.LocalStop != c.LocalStop || d.ParentOrder != c.ParentOrder || d.Refine != c.Refine {
 			t.Errorf("defaults changed a stored choice: %v %v %v %q -> %v %v %v %q", c.LocalRounds, c.CrossoverRate, c.LocalStop, c.ParentOrder,
 				d.LocalRounds, d.CrossoverRate, d.LocalStop, d.ParentOrder)
 		}
@@ -98,13 +98,13 @@ func TestStoredJobConfigUnchanged(t *testing.T) {
 	// A new configuration takes today's defaults, and reads back as
 	// stored.
 	fresh := JobConfig{}.WithDefaults()
-	if fresh.LocalStop.Value() != DefaultLocalStop || fresh.ParentOrder != DefaultParentOrder {
-		t.Errorf("new configuration: local stop %v, parent order %q", fresh.LocalStop, fresh.ParentOrder)
+	if fresh.LocalStop.Value() != DefaultLocalStop || fresh.ParentOrder != DefaultParentOrder || fresh.Refine != DefaultRefine {
+		t.Errorf("new configuration: local stop %v, parent order %q, refine %q", fresh.LocalStop, fresh.ParentOrder, fresh.Refine)
 	}
 	raw, _ := json.Marshal(fresh)
 	var back JobConfig
-	if err := json.Unmarshal(raw, &back); err != nil || back.LocalStop != fresh.LocalStop || back.ParentOrder != fresh.ParentOrder {
-		t.Errorf("a new configuration read back as %v, %q (%v)", back.LocalStop, back.ParentOrder, err)
+	if err := json.Unmarshal(raw, &back); err != nil || back.LocalStop != fresh.LocalStop || back.ParentOrder != fresh.ParentOrder || back.Refine != fresh.Refine {
+		t.Errorf("a new configuration read back as %v, %q, %q (%v)", back.LocalStop, back.ParentOrder, back.Refine, err)
 	}
 	var none JobConfig
 	json.Unmarshal([]byte(`{"local_rounds":-1,"crossover_rate":-1}`), &none)

@@ -285,7 +285,7 @@ func (j *Job) mode() (search.Mode, error) {
 			Feedback: planner.Feedback(c.Feedback), MaxPlannerCalls: c.MaxPlannerCalls})
 	}
 	return population.New(run, population.Config{Iterations: c.Iterations, Candidates: c.Candidates,
-		CrossoverRate: c.CrossoverRate.Value(), LocalRounds: c.LocalRounds.Value(), LocalStop: c.LocalStop.Value(),
+		CrossoverRate: c.CrossoverRate.Value(), LocalRounds: c.LocalRounds.Value(), LocalStop: c.LocalStop.Value(), Refine: c.Refine,
 		BestFirst: c.ParentOrder == ParentsBest || c.ParentOrder == ParentsLead, Lead: c.ParentOrder == ParentsLead, Planners: c.Planners, Pool: c.Pool,
 		Invasion: c.Invasion, MatchSeeds: c.MatchSeeds, PlannerConcurrency: c.PlannerConcurrency, Objective: c.Objective,
 		RobustMargin: c.RobustMargin}), nil

@@ -357,6 +357,7 @@ type Invasion struct {
 
 // Candidate statuses: first proposed and evaluated, then settled.
 const (
+	CandidateDrafted   = "drafted"   // first version stored; local refinement to come (population)
 	CandidateProposed  = "proposed"  // admitted and stored; not evaluated yet
 	CandidateEvaluated = "evaluated" // self-play done (chain: settled; population: matches next)
 	CandidateSkipped   = "skipped"   // a budget was reached before it was proposed

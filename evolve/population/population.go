@@ -29,6 +29,9 @@ type Config struct {
 	// LocalStop ends a candidate's refinement after that many rounds in
 	// a row that did not improve it (0: all LocalRounds rounds).
 	LocalStop int
+	// Refine is which candidates are refined: RefineAll or RefineRace
+	// (see refineAll).
+	Refine string
 	// BestFirst orders each Pareto front of parents best first by the
 	// objective (ties in the seeded order): self-play efficiency under
 	// welfare and robust, the rating under elo; else the seeded order
@@ -55,6 +58,12 @@ type Config struct {
 	// PlannerConcurrency bounds the candidates proposed at once.
 	PlannerConcurrency int
 }
+
+// How an iteration's candidates are refined (Config.Refine).
+const (
+	RefineAll  = "all"  // every candidate
+	RefineRace = "race" // best first, only those that can lead
+)
 
 // Mode is PolicyEvolve's search. Each iteration plans its candidates from
 // the global pool as it stands (parents by Pareto rank over Elo, the
@@ -332,8 +341,9 @@ func (m *Mode) pickPlanners(iteration, n int) ([]string, error) {
 	return out, nil
 }
 
-// proposeAll proposes every planned candidate not yet proposed, up to
-// PlannerConcurrency at once; each is recorded as soon as it is settled.
+// proposeAll proposes every planned candidate not yet proposed: first each
+// one's first version (up to PlannerConcurrency at once; each recorded as
+// soon as it is settled), then their local refinement (refineAll).
 func (m *Mode) proposeAll(ctx context.Context, it *store.Iteration) error {
 	a := m.run.Arena()
 	before := a.Episodes()
@@ -356,7 +366,7 @@ func (m *Mode) proposeAll(ctx context.Context, it *store.Iteration) error {
 			if m.run.Stopping() {
 				return nil
 			}
-			c, err := m.proposeOne(gctx, it, pc)
+			c, err := m.draft(gctx, it, pc)
 			if err != nil {
 				return err
 			}
@@ -365,7 +375,7 @@ func (m *Mode) proposeAll(ctx context.Context, it *store.Iteration) error {
 			it.Usage.Add(c.Usage)
 			err = m.run.Save(it)
 			mu.Unlock()
-			if c.Status != store.CandidateProposed {
+			if c.Status != store.CandidateDrafted {
 				m.run.Settled(it.Index, c)
 			}
 			return err
@@ -374,14 +384,17 @@ func (m *Mode) proposeAll(ctx context.Context, it *store.Iteration) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
+	if err := m.refineAll(ctx, it); err != nil {
+		return err
+	}
 	// The critic's recorded episodes and the local rounds' evaluations.
 	it.Usage.Episodes += a.Episodes() - before
 	return m.run.Save(it)
 }
 
-// proposeOne writes a candidate, refines it locally against the critic,
-// and returns its record (the best local version as its policy).
-func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.PlannedCandidate) (*store.Candidate, error) {
+// draft writes a candidate's first version and returns its record, drafted
+// (local refinement to come) unless no version was written.
+func (m *Mode) draft(ctx context.Context, it *store.Iteration, pc store.PlannedCandidate) (*store.Candidate, error) {
 	c := &store.Candidate{Sample: pc.Sample}
 	if reason, err := m.run.Budget(store.RunUsage{}); err != nil {
 		return nil, err
@@ -406,25 +419,179 @@ func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.Pla
 		c.Status, c.Problem = search.Refusal(out)
 		return c, nil
 	}
-	c.Policy, c.Status = out.Policy.ID, store.CandidateProposed
+	c.Policy, c.Status = out.Policy.ID, store.CandidateDrafted
 	c.Local = []string{out.Policy.ID}
-	if err := m.localPool(it.Index, out.Policy.ID); err != nil {
-		return nil, err
-	}
-	// Local refinement: improve the candidate against the critic's
-	// reflections on its own episodes; keep the best version.
+	return c, m.localPool(it.Index, out.Policy.ID)
+}
+
+// refineAll refines the iteration's drafted candidates locally, each
+// stored, proposed, when its refinement is done. Under RefineAll every
+// one is refined, up to PlannerConcurrency at once. Under RefineRace one
+// at a time, best first version first (ties in plan order), and a
+// candidate whose first version is clearly below the best that the
+// iteration's refined candidates reached (CanLead) is not refined at all:
+// a round spent on a candidate that cannot lead its iteration is a call
+// the leader did not get (docs/evolution.md, "Why the search stalled",
+// cause 8). Either way a resumed iteration refines again, from its first
+// version, a candidate whose refinement was not stored (the job was
+// killed, or asked to stop, during it): the rounds are seeded by the
+// candidate, so it finds the same versions.
+func (m *Mode) refineAll(ctx context.Context, it *store.Iteration) error {
 	a := m.run.Arena()
-	best, err := a.Evaluate(ctx, c.Policy)
-	if err != nil {
-		return nil, err
+	var todo []int // places in it.Candidates
+	for k, c := range it.Candidates {
+		if c.Status == store.CandidateDrafted {
+			todo = append(todo, k)
+		}
 	}
-	flat := 0 // rounds in a row that did not improve the candidate
-	for round := 1; round <= m.cfg.LocalRounds; round++ {
+	if len(todo) == 0 {
+		return nil
+	}
+	m.run.Phase(it.Index, "refine")
+	firsts := make([]*store.Evaluation, len(it.Candidates))
+	g, gctx := errgroup.WithContext(ctx)
+	for _, k := range todo {
+		g.Go(func() (err error) {
+			firsts[k], err = a.Evaluate(gctx, it.Candidates[k].Local[0])
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	// The best that refined candidates of the iteration reached, those
+	// stored by an interrupted run included.
+	var lead *store.Evaluation
+	race := m.cfg.Refine == RefineRace
+	if race {
+		slices.SortStableFunc(todo, func(x, y int) int {
+			ex, ey := firsts[x], firsts[y]
+			if okx, oky := ex.Status == store.StatusOK, ey.Status == store.StatusOK; okx != oky {
+				if okx {
+					return -1
+				}
+				return 1
+			}
+			if ex.Mean.Efficiency != ey.Mean.Efficiency {
+				if ex.Mean.Efficiency > ey.Mean.Efficiency {
+					return -1
+				}
+				return 1
+			}
+			return it.Candidates[x].Sample - it.Candidates[y].Sample
+		})
+		for _, c := range it.Candidates {
+			if c.Status != store.CandidateDrafted && c.Policy != "" && len(c.Local) > 1 {
+				ev, err := a.Evaluate(ctx, c.Policy)
+				if err != nil {
+					return err
+				}
+				lead = Leader(lead, ev)
+			}
+		}
+	}
+	var mu sync.Mutex // guards it
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(m.cfg.PlannerConcurrency)
+	if race {
+		g.SetLimit(1)
+	}
+	for _, k := range todo {
+		g.Go(func() error {
+			if m.run.Stopping() {
+				return nil
+			}
+			mu.Lock()
+			c := it.Candidates[k]
+			mu.Unlock()
+			c.Local = slices.Clone(c.Local)
+			rounds := m.cfg.LocalRounds
+			if race && !CanLead(firsts[k], lead) {
+				rounds = 0
+			}
+			best, spent, err := m.refine(gctx, it, &c, firsts[k], rounds)
+			if err != nil {
+				return err
+			}
+			if m.run.Stopping() {
+				// Perhaps cut short: it stays drafted, and the
+				// resumed run refines it whole.
+				return nil
+			}
+			if race && len(c.Local) > 1 {
+				lead = Leader(lead, best) // one at a time
+			}
+			mu.Lock()
+			it.Usage.Add(spent)
+			c.Status = store.CandidateProposed
+			it.Candidates[k] = c
+			err = m.run.Save(it)
+			mu.Unlock()
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+// Leader is the better of two evaluations by self-play efficiency (nil
+// or failed: none), the first on a tie.
+func Leader(a, b *store.Evaluation) *store.Evaluation {
+	if b == nil || b.Status != store.StatusOK {
+		return a
+	}
+	if a == nil || b.Mean.Efficiency > a.Mean.Efficiency {
+		return b
+	}
+	return a
+}
+
+// CanLead says whether a candidate whose first version evaluated as first
+// may still lead an iteration led by lead (nil: nobody yet): it played,
+// and it is not behind the lead by more than the standard error of the
+// lead's mean efficiency over its seeds — closer than that, the seeds
+// cannot tell the two apart.
+func CanLead(first, lead *store.Evaluation) bool {
+	if first.Status != store.StatusOK {
+		return false
+	}
+	return lead == nil || first.Mean.Efficiency >= lead.Mean.Efficiency-StdErr(lead)
+}
+
+// StdErr is the standard error of an evaluation's mean efficiency over
+// its seeds (0 with fewer than two).
+func StdErr(ev *store.Evaluation) float64 {
+	n := float64(len(ev.PerSeed))
+	if n < 2 {
+		return 0
+	}
+	var sum, sq float64
+	for _, r := range ev.PerSeed {
+		sum += r.Metrics.Efficiency
+	}
+	mean := sum / n
+	for _, r := range ev.PerSeed {
+		d := r.Metrics.Efficiency - mean
+		sq += d * d
+	}
+	return math.Sqrt(sq/(n-1)) / math.Sqrt(n)
+}
+
+// refine improves a drafted candidate against the critic's reflections on
+// its own episodes, for up to rounds rounds (fewer under LocalStop or a
+// budget), keeping the best version as its policy; first is its first
+// version's evaluation. It returns the evaluation of the version kept and
+// the rounds' usage (also added to c's).
+func (m *Mode) refine(ctx context.Context, it *store.Iteration, c *store.Candidate, first *store.Evaluation, rounds int) (*store.Evaluation, store.RunUsage, error) {
+	a := m.run.Arena()
+	best := first
+	var spent store.RunUsage // the rounds' usage, not stored yet
+	flat := 0                // rounds in a row that did not improve the candidate
+	for round := 1; round <= rounds; round++ {
 		if best.Status != store.StatusOK || m.run.Stopping() {
 			break
 		}
-		if reason, err := m.run.Budget(c.Usage); err != nil {
-			return nil, err
+		if reason, err := m.run.Budget(spent); err != nil {
+			return nil, spent, err
 		} else if reason != "" {
 			break
 		}
@@ -432,11 +599,13 @@ func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.Pla
 			break
 		}
 		flat++
+		pc := planned(it, c.Sample)
 		out, err := m.run.Propose(ctx, it, pc, pc.Sample+store.LocalRoundStride*round, search.Request{Op: planner.OpImprove, Parent: c.Policy, Spent: c.Usage.Proposals})
 		if err != nil {
-			return nil, err
+			return nil, spent, err
 		}
 		c.Usage.Add(search.OutcomeUsage(out))
+		spent.Add(search.OutcomeUsage(out))
 		c.Attempts += len(out.Attempts)
 		search.CountRefusals(c, out)
 		if out.Policy == nil {
@@ -444,11 +613,11 @@ func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.Pla
 		}
 		c.Local = append(c.Local, out.Policy.ID)
 		if err := m.localPool(it.Index, out.Policy.ID); err != nil {
-			return nil, err
+			return nil, spent, err
 		}
 		ev, err := a.Evaluate(ctx, out.Policy.ID)
 		if err != nil {
-			return nil, err
+			return nil, spent, err
 		}
 		if ev.Status != store.StatusOK {
 			search.CountFailures(c, ev)
@@ -457,7 +626,17 @@ func (m *Mode) proposeOne(ctx context.Context, it *store.Iteration, pc store.Pla
 			c.Policy, best, flat = out.Policy.ID, ev, 0
 		}
 	}
-	return c, nil
+	return best, spent, nil
+}
+
+// planned is the plan of the iteration's candidate sample.
+func planned(it *store.Iteration, sample int) store.PlannedCandidate {
+	for _, pc := range it.Plan {
+		if pc.Sample == sample {
+			return pc
+		}
+	}
+	return store.PlannedCandidate{Sample: sample}
 }
 
 // localPool adds a version to the iteration's local pool.
