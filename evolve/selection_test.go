@@ -98,47 +98,32 @@ func TestPopulationRefineRace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out [][]cand
-		err = j.Store.View(func(tx *store.Tx) error {
-			its, err := tx.Iterations(run.ID)
+		var out [][]cand // by iteration
+		eachCandidate(t, j, run.ID, func(tx *store.Tx, i int, c store.Candidate) error {
+			for len(out) <= i {
+				out = append(out, nil)
+			}
+			if len(c.Local) == 0 {
+				return nil
+			}
+			first, err := tx.Evaluation(c.Local[0], j.env.Config, j.Config.EvalSeeds)
 			if err != nil {
 				return err
 			}
-			for _, it := range its {
-				var cs []cand
-				for _, c := range it.Candidates {
-					if len(c.Local) == 0 {
-						continue
-					}
-					first, err := tx.Evaluation(c.Local[0], j.env.Config, j.Config.EvalSeeds)
-					if err != nil {
-						return err
-					}
-					kept, err := tx.Evaluation(c.Policy, j.env.Config, j.Config.EvalSeeds)
-					if err != nil {
-						return err
-					}
-					cs = append(cs, cand{c.Sample, first.Mean.Efficiency, kept.Mean.Efficiency, population.StdErr(kept), c.Usage.Proposals - 1})
-				}
-				out = append(out, cs)
+			kept, err := tx.Evaluation(c.Policy, j.env.Config, j.Config.EvalSeeds)
+			if err != nil {
+				return err
 			}
+			out[i] = append(out[i], cand{c.Sample, first.Mean.Efficiency, kept.Mean.Efficiency, population.StdErr(kept), c.Usage.Proposals - 1})
 			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		t.Logf("%s, %d calls: %+v", refine, calls, out)
 		return out
 	}
 	// The order race refines in: best first version first, ties by sample.
 	byFirst := func(cs []cand) []cand {
 		cs = slices.Clone(cs)
-		slices.SortStableFunc(cs, func(a, b cand) int {
-			if a.first != b.first {
-				return cmp.Compare(b.first, a.first)
-			}
-			return a.sample - b.sample
-		})
+		slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(b.first, a.first), a.sample-b.sample) })
 		return cs
 	}
 	skipped := 0
@@ -230,30 +215,18 @@ func TestPopulationStopDuringRefinement(t *testing.T) {
 	// uninterrupted run's, refined as far.
 	type key struct{ iteration, sample int }
 	refined := map[key]string{}
-	candidates := func(j *Job, run string, each func(int, store.Candidate)) {
-		t.Helper()
-		if err := j.Store.View(func(tx *store.Tx) error {
-			its, err := tx.Iterations(run)
-			for _, it := range its {
-				for _, c := range it.Candidates {
-					each(it.Index, c)
-				}
-			}
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	candidates(ref, refRun.ID, func(i int, c store.Candidate) {
+	eachCandidate(t, ref, refRun.ID, func(_ *store.Tx, i int, c store.Candidate) error {
 		refined[key{i, c.Sample}] = fmt.Sprintf("%s after %d calls", c.Policy, c.Usage.Proposals)
+		return nil
 	})
 	drafted := 0
-	candidates(j, run.ID, func(i int, c store.Candidate) {
+	eachCandidate(t, j, run.ID, func(_ *store.Tx, i int, c store.Candidate) error {
 		if c.Status == store.CandidateDrafted {
 			drafted++
 		} else if got, want := fmt.Sprintf("%s after %d calls", c.Policy, c.Usage.Proposals), refined[key{i, c.Sample}]; got != want {
 			t.Errorf("iteration %d, candidate %d stored %s: %s, uninterrupted %s", i, c.Sample, c.Status, got, want)
 		}
+		return nil
 	})
 	if drafted == 0 {
 		t.Fatal("no candidate was left drafted: the stop did not come during a refinement")
@@ -266,5 +239,27 @@ func TestPopulationStopDuringRefinement(t *testing.T) {
 	}
 	if got := jobOutcome(t, j2, run2); got != want {
 		t.Fatalf("stopped while refining and resumed:\n%s\nuninterrupted:\n%s", got, want)
+	}
+}
+
+// eachCandidate calls each with every candidate of the run's iterations,
+// in order, in one read transaction; an error it returns fails the test.
+func eachCandidate(t *testing.T, j *Job, run string, each func(tx *store.Tx, iteration int, c store.Candidate) error) {
+	t.Helper()
+	if err := j.Store.View(func(tx *store.Tx) error {
+		its, err := tx.Iterations(run)
+		if err != nil {
+			return err
+		}
+		for _, it := range its {
+			for _, c := range it.Candidates {
+				if err := each(tx, it.Index, c); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

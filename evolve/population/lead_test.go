@@ -39,11 +39,11 @@ func TestCanLead(t *testing.T) {
 		{"one seed: no error", eval(ok, 3.39, 3.39), eval(ok, 3.4), false},
 		{"a tie with one seed", eval(ok, 3.4, 3.4), eval(ok, 3.4), true},
 	} {
-		if got := CanLead(tc.first, tc.lead); got != tc.want {
-			t.Errorf("%s: CanLead = %v, want %v", tc.name, got, tc.want)
+		if got := canLead(tc.first, tc.lead); got != tc.want {
+			t.Errorf("%s: canLead = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	if Leader(nil, eval("failed", 9)) != nil || Leader(lead, eval(ok, 3.0, 3.2, 3.4, 3.6, 3.8)) != lead || Leader(lead, eval(ok, 3.5)) == lead {
-		t.Error("Leader: a failed evaluation leads, or a tie or a better one is misjudged")
+	if leader(nil, eval("failed", 9)) != nil || leader(lead, eval(ok, 3.0, 3.2, 3.4, 3.6, 3.8)) != lead || leader(lead, eval(ok, 3.5)) == lead {
+		t.Error("leader: a failed evaluation leads, or a tie or a better one is misjudged")
 	}
 }

@@ -1,6 +1,7 @@
 package population
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/rand/v2"
@@ -429,7 +430,7 @@ func (m *Mode) draft(ctx context.Context, it *store.Iteration, pc store.PlannedC
 // one is refined, up to PlannerConcurrency at once. Under RefineRace one
 // at a time, best first version first (ties in plan order), and a
 // candidate whose first version is clearly below the best that the
-// iteration's refined candidates reached (CanLead) is not refined at all:
+// iteration's refined candidates reached (canLead) is not refined at all:
 // a round spent on a candidate that cannot lead its iteration is a call
 // the leader did not get (docs/evolution.md, "Why the search stalled",
 // cause 8). Either way a resumed iteration refines again, from its first
@@ -464,21 +465,15 @@ func (m *Mode) refineAll(ctx context.Context, it *store.Iteration) error {
 	var lead *store.Evaluation
 	race := m.cfg.Refine == RefineRace
 	if race {
+		// A failed first version cannot lead: it goes last.
+		score := func(k int) float64 {
+			if firsts[k].Status != store.StatusOK {
+				return math.Inf(-1)
+			}
+			return firsts[k].Mean.Efficiency
+		}
 		slices.SortStableFunc(todo, func(x, y int) int {
-			ex, ey := firsts[x], firsts[y]
-			if okx, oky := ex.Status == store.StatusOK, ey.Status == store.StatusOK; okx != oky {
-				if okx {
-					return -1
-				}
-				return 1
-			}
-			if ex.Mean.Efficiency != ey.Mean.Efficiency {
-				if ex.Mean.Efficiency > ey.Mean.Efficiency {
-					return -1
-				}
-				return 1
-			}
-			return it.Candidates[x].Sample - it.Candidates[y].Sample
+			return cmp.Or(cmp.Compare(score(y), score(x)), it.Candidates[x].Sample-it.Candidates[y].Sample)
 		})
 		for _, c := range it.Candidates {
 			if c.Status != store.CandidateDrafted && c.Policy != "" && len(c.Local) > 1 {
@@ -486,7 +481,7 @@ func (m *Mode) refineAll(ctx context.Context, it *store.Iteration) error {
 				if err != nil {
 					return err
 				}
-				lead = Leader(lead, ev)
+				lead = leader(lead, ev)
 			}
 		}
 	}
@@ -506,10 +501,10 @@ func (m *Mode) refineAll(ctx context.Context, it *store.Iteration) error {
 			mu.Unlock()
 			c.Local = slices.Clone(c.Local)
 			rounds := m.cfg.LocalRounds
-			if race && !CanLead(firsts[k], lead) {
+			if race && !canLead(firsts[k], lead) {
 				rounds = 0
 			}
-			best, spent, err := m.refine(gctx, it, &c, firsts[k], rounds)
+			best, spent, err := m.refine(gctx, it, it.Plan[c.Sample], &c, firsts[k], rounds)
 			if err != nil {
 				return err
 			}
@@ -519,7 +514,7 @@ func (m *Mode) refineAll(ctx context.Context, it *store.Iteration) error {
 				return nil
 			}
 			if race && len(c.Local) > 1 {
-				lead = Leader(lead, best) // one at a time
+				lead = leader(lead, best) // one at a time
 			}
 			mu.Lock()
 			it.Usage.Add(spent)
@@ -533,9 +528,9 @@ func (m *Mode) refineAll(ctx context.Context, it *store.Iteration) error {
 	return g.Wait()
 }
 
-// Leader is the better of two evaluations by self-play efficiency (nil
+// leader is the better of two evaluations by self-play efficiency (nil
 // or failed: none), the first on a tie.
-func Leader(a, b *store.Evaluation) *store.Evaluation {
+func leader(a, b *store.Evaluation) *store.Evaluation {
 	if b == nil || b.Status != store.StatusOK {
 		return a
 	}
@@ -545,12 +540,12 @@ func Leader(a, b *store.Evaluation) *store.Evaluation {
 	return a
 }
 
-// CanLead says whether a candidate whose first version evaluated as first
+// canLead says whether a candidate whose first version evaluated as first
 // may still lead an iteration led by lead (nil: nobody yet): it played,
 // and it is not behind the lead by more than the standard error of the
 // lead's mean efficiency over its seeds — closer than that, the seeds
 // cannot tell the two apart.
-func CanLead(first, lead *store.Evaluation) bool {
+func canLead(first, lead *store.Evaluation) bool {
 	if first.Status != store.StatusOK {
 		return false
 	}
@@ -579,9 +574,9 @@ func StdErr(ev *store.Evaluation) float64 {
 // refine improves a drafted candidate against the critic's reflections on
 // its own episodes, for up to rounds rounds (fewer under LocalStop or a
 // budget), keeping the best version as its policy; first is its first
-// version's evaluation. It returns the evaluation of the version kept and
-// the rounds' usage (also added to c's).
-func (m *Mode) refine(ctx context.Context, it *store.Iteration, c *store.Candidate, first *store.Evaluation, rounds int) (*store.Evaluation, store.RunUsage, error) {
+// version's evaluation, pc its plan. It returns the evaluation of the
+// version kept and the rounds' usage (also added to c's).
+func (m *Mode) refine(ctx context.Context, it *store.Iteration, pc store.PlannedCandidate, c *store.Candidate, first *store.Evaluation, rounds int) (*store.Evaluation, store.RunUsage, error) {
 	a := m.run.Arena()
 	best := first
 	var spent store.RunUsage // the rounds' usage, not stored yet
@@ -599,7 +594,6 @@ func (m *Mode) refine(ctx context.Context, it *store.Iteration, c *store.Candida
 			break
 		}
 		flat++
-		pc := planned(it, c.Sample)
 		out, err := m.run.Propose(ctx, it, pc, pc.Sample+store.LocalRoundStride*round, search.Request{Op: planner.OpImprove, Parent: c.Policy, Spent: c.Usage.Proposals})
 		if err != nil {
 			return nil, spent, err
@@ -627,16 +621,6 @@ func (m *Mode) refine(ctx context.Context, it *store.Iteration, c *store.Candida
 		}
 	}
 	return best, spent, nil
-}
-
-// planned is the plan of the iteration's candidate sample.
-func planned(it *store.Iteration, sample int) store.PlannedCandidate {
-	for _, pc := range it.Plan {
-		if pc.Sample == sample {
-			return pc
-		}
-	}
-	return store.PlannedCandidate{Sample: sample}
 }
 
 // localPool adds a version to the iteration's local pool.
