@@ -13,7 +13,11 @@ import (
 
 // Version is the version of the genome format and of the rendering: a
 // source rendered by another version does not parse as a genome of this
-// one.
+// one. It changes when every genome's rendering does. When one module's
+// rendering changes alone (version 3's cycle gained Start), its old
+// sources fail Parse's check against their re-rendering, as a source
+// edited by hand does, and the other modules' sources, ids and searches
+// stay as they were.
 const Version = 3
 
 // maxAgents bounds the cleaner counts of a genome read without knowing

@@ -129,3 +129,47 @@ func TestCycleIsGatheringsOnly(t *testing.T) {
 		t.Errorf("a Cleanup genome with the cycle harvest validated: %v", err)
 	}
 }
+
+// TestCycleStart: Start picks the spawn the cycle is built from (2-opt
+// keeps the first spawn in place), over the whole range, and on the
+// paper's large Gathering map cycles built from different spawns differ
+// in length after 2-opt — what makes Start worth searching.
+func TestCycleStart(t *testing.T) {
+	m, err := envs.BuiltinMap(ssd.Gathering, "large")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := envs.New(envs.Config{Map: m, Agents: 10, MaxSteps: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Reset(1)
+	var st ssd.State
+	env.Snapshot(&st)
+	v, err := ssd.NewView(&st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(m.Apples)
+	lengths := map[int]bool{}
+	for _, start := range []int{0, 1, 250, 500, 750, maxStart} {
+		k := newKit()
+		k.begin(v, 0)
+		k.cycleFor(v, start)
+		k.improveTours(1 << 30)
+		tour := k.tour[0]
+		if want := start * n / 1000; len(tour) != n || tour[0] != want {
+			t.Fatalf("Start %d: a cycle of %d spawns (of %d) from spawn %d, want from %d", start, len(tour), n, tour[0], want)
+		}
+		length := 0
+		for j, i := range tour {
+			e := tour[(j+1)%n]
+			length += abs(k.spawnR[i]-k.spawnR[e]) + abs(k.spawnC[i]-k.spawnC[e])
+		}
+		t.Logf("Start %d (spawn %d): %d steps round", start, tour[0], length)
+		lengths[length] = true
+	}
+	if len(lengths) < 2 {
+		t.Errorf("every start made a cycle of the same length: %v", lengths)
+	}
+}

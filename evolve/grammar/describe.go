@@ -76,7 +76,7 @@ func (g *Genome) describeHarvest() string {
 		return s + then(z.Roam, z.Wait, "zone") + paths
 	case Cycle:
 		c := h.Cycle
-		s := "one cycle through every apple spawn (nearest neighbour, shortened by 2-opt; until then the nearest alive apple), "
+		s := fmt.Sprintf("one cycle through every apple spawn (nearest neighbour from the spawn %d‰ along the map's, shortened by 2-opt; until then the nearest alive apple), ", c.Start)
 		s += fmt.Sprintf("every agent walking its own place along it, the places evenly spaced and going round once a period (the cycle's length, or %d steps an agent when longer)", c.Spacing)
 		if c.Sorted {
 			s += ", given to the agents in the order they stand along the cycle"

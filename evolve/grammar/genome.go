@@ -125,6 +125,7 @@ const (
 	maxWaste   = 10  // MinWaste
 	maxDensity = 0.6 // Low, High (the river saturates at the depletion threshold, 0.4 by default)
 	maxRefine  = 8   // Refine
+	maxStart   = 999 // Start: thousandths of the spawns
 )
 
 func ip(name string, v *int, lo, hi int) param {
@@ -160,7 +161,7 @@ func (g *Genome) params(s Space) []param {
 	case Cycle:
 		c := &h.Cycle
 		out = append(out, ip("harvest.Spacing", &c.Spacing, 0, maxRest), ip("harvest.Lead", &c.Lead, 0, maxSteps),
-			bp("harvest.Sorted", &c.Sorted))
+			bp("harvest.Sorted", &c.Sorted), ip("harvest.Start", &c.Start, 0, maxStart))
 	}
 	a := &g.Aggression
 	aim := func(reach *int, turn *bool, rest *int) {

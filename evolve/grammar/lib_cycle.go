@@ -7,10 +7,16 @@ import (
 // CycleParams (Gathering, where an apple grows back a fixed time after it
 // is picked): every agent walks one cycle through all the apple spawns,
 // the agents spaced evenly along it, so that each spawn is visited once a
-// period. The cycle is made by nearest neighbour from the first spawn and
-// shortened by 2-opt over the first steps; until it is done the agents go
-// for the nearest alive apple.
+// period. The cycle is made by nearest neighbour from the spawn Start
+// picks and shortened by 2-opt over the first steps; until it is done the
+// agents go for the nearest alive apple.
 type CycleParams struct {
+	// Start picks the spawn the nearest-neighbour construction starts
+	// from: spawn Start×n/1000 of the map's n, in the map's order. After
+	// 2-opt, cycles built from different spawns differ in length by
+	// several percent, and the period, so the harvest, with them
+	// (docs/offline-planner.md).
+	Start int
 	// Spacing is the fewest steps between two agents' visits of a spawn:
 	// the agents go round once a period, the cycle's length or Spacing
 	// times the number of agents when that is longer (then they walk it
@@ -32,7 +38,7 @@ type CycleParams struct {
 // cycle was done in k.tourAt (the zones' fields: a genome has one harvest
 // kind).
 func (k *kit) harvestCycle(v *ssd.View, agent int, p *CycleParams) int {
-	k.cycleFor(v)
+	k.cycleFor(v, p.Start)
 	t := k.tour[0]
 	if !k.opt[0].done {
 		if a, ok := moveTo(v, agent, v.Apples()); ok {
@@ -89,9 +95,10 @@ func (k *kit) harvestCycle(v *ssd.View, agent int, p *CycleParams) int {
 	return ssd.Stand
 }
 
-// cycleFor makes the cycle when there is none yet, and spends the step's
-// 2-opt budget on it once a step.
-func (k *kit) cycleFor(v *ssd.View) {
+// cycleFor makes the cycle when there is none yet, from the spawn start
+// picks (CycleParams.Start), and spends the step's 2-opt budget on it
+// once a step.
+func (k *kit) cycleFor(v *ssd.View, start int) {
 	if k.tour == nil {
 		cells := v.AppleSpawns()
 		k.spawnR, k.spawnC = make([]int, len(cells)), make([]int, len(cells))
@@ -103,7 +110,7 @@ func (k *kit) cycleFor(v *ssd.View) {
 		k.tour = make([][]int, k.n)
 		k.opt = make([]twoOpt, k.n)
 		if len(cells) > 0 {
-			k.tour[0] = nearestTour(k.spawnR, k.spawnC, cells[0], all)
+			k.tour[0] = nearestTour(k.spawnR, k.spawnC, cells[start*len(cells)/1000], all)
 		}
 		k.opt[0] = twoOpt{j: 2}
 	}
