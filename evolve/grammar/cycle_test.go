@@ -139,18 +139,7 @@ func TestCycleStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := envs.New(envs.Config{Map: m, Agents: 10, MaxSteps: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env.Reset(1)
-	var st ssd.State
-	env.Snapshot(&st)
-	v, err := ssd.NewView(&st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := len(m.Apples)
+	v, n := firstView(t, m, 10), len(m.Apples)
 	lengths := map[int]bool{}
 	for _, start := range []int{0, 1, 250, 500, 750, maxStart} {
 		k := newKit()
