@@ -244,18 +244,22 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 			f.Discard()
 		}
 	}
-	if x.Store, err = o.storeOptions.open(createStore); err != nil {
-		return err
-	}
-	if x.Sandbox, err = o.sandboxOptions.open(stderr); err != nil {
-		return err
-	}
 	x.Base = evolve.JobConfig{Game: o.game, Map: o.mapArg, Agents: o.agents, Steps: o.steps, EvalSeeds: evalSeeds,
 		MatchSeeds: matchSeeds, Planners: planners, MaxPlannerCalls: o.budget, Workers: o.workers, Backend: o.backend,
 		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), LocalStop: evolve.On(o.localStop), ParentOrder: o.parentOrder,
 		Refine: o.refine, PromptStyle: o.promptStyle, Adversarial: o.adversarial, Objective: o.objective, RobustMargin: o.robustMargin}
 	if len(o.llm.specs) > 0 {
 		x.Base.LLM, x.Base.Endpoints = o.llm.settings(), o.llm.endpoints()
+	}
+	// Checked now, not after the first method's runs.
+	if err := x.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	if x.Store, err = o.storeOptions.open(createStore); err != nil {
+		return err
+	}
+	if x.Sandbox, err = o.sandboxOptions.open(stderr); err != nil {
+		return err
 	}
 	x.Planner = func(cfg evolve.JobConfig) evolve.PlannerFunc {
 		return o.llm.planners(x.Store, &cfg)

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -183,10 +185,18 @@ func TestCompareBadFlags(t *testing.T) {
 		{[]string{"--qlearn-episodes", "-1"}, "--qlearn-episodes -1: out of range; want an integer from 0 to 1000000"},
 		{[]string{"--budget", "0"}, "--budget 0: out of range; want an integer from 1 to 100000"},
 		{[]string{"-o", "/nonexistent/dir/table"}, "-o: create /nonexistent/dir/table.csv: no such file or directory"},
+		// A population setting, reported before the chain's runs play.
+		{[]string{"--refine", "bogus"}, `refine "bogus": want race or all`},
+		{[]string{"--parent-order", "sideways"}, `parent order "sideways": want lead, best or shuffled`},
+		{[]string{"--candidates", "-3"}, "candidates"},
 	} {
-		code, _, errOut := runCLI(t, t.Context(), append([]string{"compare", "--store", filepath.Join(t.TempDir(), "x.db")}, tc.args...)...)
+		db := filepath.Join(t.TempDir(), "x.db")
+		code, _, errOut := runCLI(t, t.Context(), append([]string{"compare", "--store", db}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%v: exit %d, %q; want exit 2 and one line with %q", tc.args, code, errOut, tc.want)
+		}
+		if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%v: the store was created (%v)", tc.args, err)
 		}
 	}
 }

@@ -198,25 +198,17 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 	id := ID(b, e.Runs, e.Seed)
 	report := &Report{ID: id, Env: env.Config, Budget: b.MaxPlannerCalls, Runs: e.Runs, Seeds: b.EvalSeeds, QLearnEpisodes: e.QLearnEpisodes,
 		HeldOutSeeds: e.HeldOut, Objective: b.WithDefaults().Objective}
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
 	// zero-shot: the first chain method's initial policies.
 	var zero zeroShotRow
 	for _, m := range e.Methods {
 		row := Row{Method: m.Label}
 		var curves [][]float64
 		for r := 0; r < e.Runs; r++ {
-			cfg := b
-			cfg.Mode, cfg.Seed = m.Mode, e.Seed+uint64(r)
-			cfg.Iterations = b.MaxPlannerCalls // an upper bound: the budget stops the run
+			cfg := e.config(m, r)
 			cfg.PoolTag = PoolTag(id, m.Label, r)
-			switch m.Mode {
-			case evolve.ModeGEPA:
-				cfg.Planners, cfg.Feedback = b.Planners[:1], m.Feedback
-			case evolve.ModeChain:
-				cfg.Feedback = m.Feedback
-			}
-			if m.Styled {
-				cfg.PromptStyle = m.Style
-			}
 			e.logf("%s run %d/%d (seed %d)", m.Label, r+1, e.Runs, cfg.Seed)
 			run, err := e.run(ctx, cfg)
 			if err != nil {
@@ -268,6 +260,36 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 		return nil, fmt.Errorf("store the comparison: %w", err)
 	}
 	return report, nil
+}
+
+// Validate checks every method's configuration as its runs will have
+// it (evolve.JobConfig.Validate), so that a bad setting of any method is
+// reported before the first run plays. Run calls it first.
+func (e *Experiment) Validate() error {
+	for _, m := range e.Methods {
+		if err := e.config(m, 0).WithDefaults().Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// config is the job configuration of method m's run r (0-based), but for
+// its pool tag.
+func (e *Experiment) config(m Method, r int) evolve.JobConfig {
+	cfg := e.Base
+	cfg.Mode, cfg.Seed = m.Mode, e.Seed+uint64(r)
+	cfg.Iterations = e.Base.MaxPlannerCalls // an upper bound: the budget stops the run
+	switch m.Mode {
+	case evolve.ModeGEPA:
+		cfg.Planners, cfg.Feedback = e.Base.Planners[:1], m.Feedback
+	case evolve.ModeChain:
+		cfg.Feedback = m.Feedback
+	}
+	if m.Styled {
+		cfg.PromptStyle = m.Style
+	}
+	return cfg
 }
 
 // league plays every champion and the baselines in a pool of the
