@@ -66,11 +66,7 @@ func TestCycleSpacesTheAgents(t *testing.T) {
 			len(slices.Compact(tour)) != spawns {
 			t.Fatalf("sorted %v: cycle done at step %d, holding %d spawns (of %d, each once?)", sorted, ready, len(tour), spawns)
 		}
-		length := 0
-		for j, i := range k.tour[0] {
-			e := k.tour[0][(j+1)%spawns]
-			length += abs(k.spawnR[i]-k.spawnR[e]) + abs(k.spawnC[i]-k.spawnC[e])
-		}
+		length := cycleLength(k)
 		period := max(length, 20*10)
 		places := slices.Sorted(slices.Values(k.tourAt))
 		for a := 1; a < len(places); a++ {
@@ -150,15 +146,22 @@ func TestCycleStart(t *testing.T) {
 		if want := start * n / 1000; len(tour) != n || tour[0] != want {
 			t.Fatalf("Start %d: a cycle of %d spawns (of %d) from spawn %d, want from %d", start, len(tour), n, tour[0], want)
 		}
-		length := 0
-		for j, i := range tour {
-			e := tour[(j+1)%n]
-			length += abs(k.spawnR[i]-k.spawnR[e]) + abs(k.spawnC[i]-k.spawnC[e])
-		}
+		length := cycleLength(k)
 		t.Logf("Start %d (spawn %d): %d steps round", start, tour[0], length)
 		lengths[length] = true
 	}
 	if len(lengths) < 2 {
 		t.Errorf("every start made a cycle of the same length: %v", lengths)
 	}
+}
+
+// cycleLength is the steps round k's cycle (rows plus columns, as the
+// cycle's own reckoning).
+func cycleLength(k *kit) int {
+	t, length := k.tour[0], 0
+	for j, i := range t {
+		e := t[(j+1)%len(t)]
+		length += abs(k.spawnR[i]-k.spawnR[e]) + abs(k.spawnC[i]-k.spawnC[e])
+	}
+	return length
 }
