@@ -89,6 +89,9 @@ func TestCompare(t *testing.T) {
 		if r.Method != "qlearn" && r.HeldOut.N != len(r.Champions) {
 			t.Errorf("row %s: %d held-out replays for %d champions", r.Method, r.HeldOut.N, len(r.Champions))
 		}
+		if len(r.HeldOutChampions) != r.HeldOut.N || (r.HeldOut.N == 1 && r.HeldOutChampions[0] != r.HeldOut.Mean) {
+			t.Errorf("row %s: champion by champion %v, held out %+v", r.Method, r.HeldOutChampions, r.HeldOut)
+		}
 	}
 	if !slices.Equal(rep.HeldOutSeeds, []uint64{5, 6}) || !strings.Contains(out, "on seeds 5–6, which no search saw") ||
 		!strings.Contains(out, "Best so far per planner call") {

@@ -49,6 +49,7 @@ func addTransfer(ctx context.Context, a *arena.Arena, row *Row, maps []string) e
 func addHeldOut(ctx context.Context, a *arena.Arena, row *Row, mapSpec string, seeds []uint64) error {
 	return transferEach(ctx, a, row, []string{mapSpec}, seeds, func(r arena.TransferRow) {
 		row.HeldOut.Add(r.Metrics.Efficiency)
+		row.HeldOutChampions = append(row.HeldOutChampions, r.Metrics.Efficiency)
 	})
 }
 

@@ -68,8 +68,11 @@ type Extras struct {
 	WorstInvader []string        `json:"worst_invader,omitempty"`
 	InvaderGain  Stat            `json:"invader_gain"` // the worst invader's per-agent margin over the residents
 	// HeldOut is the champions' self-play efficiency on the held-out
-	// seeds (Experiment.HeldOut).
-	HeldOut Stat `json:"held_out"`
+	// seeds (Experiment.HeldOut); HeldOutChampions the same champion by
+	// champion, in the order of Champions (reports stored before it have
+	// none).
+	HeldOut          Stat      `json:"held_out"`
+	HeldOutChampions []float64 `json:"held_out_champions,omitempty"`
 	// Progress is the runs' best-so-far curve at the report's checkpoints
 	// (Progress, Checkpoints): how the search climbed per planner call.
 	Progress []ProgressPoint `json:"progress,omitempty"`
@@ -161,9 +164,22 @@ func (rep *Report) writeExtras(w io.Writer) {
 	rep.writeProgress(w)
 	if len(rep.HeldOutSeeds) > 0 {
 		fmt.Fprintf(w, "\nHeld out: self-play efficiency of the champions on seeds %s, which no search saw\n\n", seedRange(rep.HeldOutSeeds))
-		fmt.Fprintf(w, "| method | efficiency, evaluation seeds | efficiency, held-out seeds |\n|---|---|---|\n")
-		for _, r := range rep.Rows {
-			fmt.Fprintf(w, "| %s | %s | %s |\n", r.Method, r.Efficiency, r.HeldOut)
+		ref, ok := rep.reference()
+		if !ok {
+			fmt.Fprintf(w, "| method | efficiency, evaluation seeds | efficiency, held-out seeds |\n|---|---|---|\n")
+			for _, r := range rep.Rows {
+				fmt.Fprintf(w, "| %s | %s | %s |\n", r.Method, r.Efficiency, r.HeldOut)
+			}
+		} else {
+			fmt.Fprintf(w, "| method | efficiency, evaluation seeds | efficiency, held-out seeds | held out, against %s |\n|---|---|---|---|\n", ref.Method)
+			for _, r := range rep.Rows {
+				against := "-"
+				if d, ok := Against(r.HeldOutChampions, ref.HeldOutChampions); ok && !r.Baseline() && r.Method != ref.Method {
+					against = d.String()
+				}
+				fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Method, r.Efficiency, r.HeldOut, against)
+			}
+			fmt.Fprintf(w, "\nagainst %s: the method's mean over its runs minus %s's, ± the standard error of that difference over the runs of both; a difference within two standard errors is one these runs cannot tell from the luck of the draws.\n", ref.Method, ref.Method)
 		}
 	}
 	var mapNames []string
@@ -241,6 +257,57 @@ func (rep *Report) writeProgress(w io.Writer) {
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
+}
+
+// reference is the row the held-out table compares the others against:
+// the first searching row, when it and another have two champions or more
+// replayed on the held-out seeds.
+func (rep *Report) reference() (Row, bool) {
+	for i, r := range rep.Rows {
+		if r.Baseline() {
+			continue
+		}
+		if len(r.HeldOutChampions) < 2 {
+			return Row{}, false
+		}
+		for _, o := range rep.Rows[i+1:] {
+			if !o.Baseline() && len(o.HeldOutChampions) >= 2 {
+				return r, true
+			}
+		}
+		return Row{}, false
+	}
+	return Row{}, false
+}
+
+// Difference is a difference of two means with its standard error.
+type Difference struct{ Mean, StdErr float64 }
+
+// String is "+0.0123 ± 0.0045".
+func (d Difference) String() string { return fmt.Sprintf("%+.4f ± %.4f", d.Mean, d.StdErr) }
+
+// Against is the mean of xs minus the mean of ref, with the standard
+// error of that difference (Welch's: each sample's variance over its
+// size, summed); not ok unless each has two values or more.
+func Against(xs, ref []float64) (Difference, bool) {
+	if len(xs) < 2 || len(ref) < 2 {
+		return Difference{}, false
+	}
+	mx, vx := meanVar(xs)
+	mr, vr := meanVar(ref)
+	return Difference{Mean: mx - mr, StdErr: math.Sqrt(vx/float64(len(xs)) + vr/float64(len(ref)))}, true
+}
+
+// meanVar is the mean and the sample variance (n-1) of xs, two or more.
+func meanVar(xs []float64) (mean, variance float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		variance += (x - mean) * (x - mean)
+	}
+	return mean, variance / float64(len(xs)-1)
 }
 
 // seedRange writes seeds as "A–B" when they run without a gap, else as a
