@@ -95,7 +95,8 @@ planner calls, LLM calls, tokens, cost and wall time — as Markdown, then
 each searching method's best-so-far curve (the best self-play efficiency
 among the policies its first N planner calls wrote, mean over runs) and,
 with --held-out 100-129, every champion replayed in self-play on seeds no
-search saw; -o PREFIX also writes it to PREFIX.csv and PREFIX.json with
+search saw (with two runs or more, each method's held-out mean minus the
+chain's, ± its standard error over the runs); -o PREFIX also writes it to PREFIX.csv and PREFIX.json with
 the runs' ids (no file is written without -o: the table is stored with
 the runs, and "report CMP_ID" draws it). The runs (and the Q-learner's
 trainings) are stored: compare again with the same flags reuses (or
