@@ -96,9 +96,10 @@ each searching method's best-so-far curve (the best self-play efficiency
 among the policies its first N planner calls wrote, mean over runs) and,
 with --held-out 100-129, every champion replayed in self-play on seeds no
 search saw (with two runs or more, each method's held-out mean minus the
-chain's, ± its standard error over the runs); -o PREFIX also writes it to PREFIX.csv and PREFIX.json with
-the runs' ids (no file is written without -o: the table is stored with
-the runs, and "report CMP_ID" draws it). The runs (and the Q-learner's
+chain's, ± its standard error over the runs); -o PREFIX also writes it
+to PREFIX.csv and PREFIX.json with the runs' ids (no file is written
+without -o: the table is stored with the runs, and "report CMP_ID"
+draws it). The runs (and the Q-learner's
 trainings) are stored: compare again with the same flags reuses (or
 resumes) them, and a method's run finished by another comparison whose
 settings that method reads are the same is reused too ("reused" in the

@@ -173,11 +173,11 @@ func (rep *Report) writeExtras(w io.Writer) {
 		} else {
 			fmt.Fprintf(w, "| method | efficiency, evaluation seeds | efficiency, held-out seeds | held out, against %s |\n|---|---|---|---|\n", ref.Method)
 			for _, r := range rep.Rows {
-				against := "-"
-				if d, ok := Against(r.HeldOutChampions, ref.HeldOutChampions); ok && !r.Baseline() && r.Method != ref.Method {
-					against = d.String()
+				vs := "-"
+				if d, ok := against(r.HeldOutChampions, ref.HeldOutChampions); ok && !r.Baseline() && r.Method != ref.Method {
+					vs = d.String()
 				}
-				fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Method, r.Efficiency, r.HeldOut, against)
+				fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Method, r.Efficiency, r.HeldOut, vs)
 			}
 			fmt.Fprintf(w, "\nagainst %s: the method's mean over its runs minus %s's, ± the standard error of that difference over the runs of both; a difference within two standard errors is one these runs cannot tell from the luck of the draws.\n", ref.Method, ref.Method)
 		}
@@ -280,22 +280,22 @@ func (rep *Report) reference() (Row, bool) {
 	return Row{}, false
 }
 
-// Difference is a difference of two means with its standard error.
-type Difference struct{ Mean, StdErr float64 }
+// difference is a difference of two means with its standard error.
+type difference struct{ Mean, StdErr float64 }
 
 // String is "+0.0123 ± 0.0045".
-func (d Difference) String() string { return fmt.Sprintf("%+.4f ± %.4f", d.Mean, d.StdErr) }
+func (d difference) String() string { return fmt.Sprintf("%+.4f ± %.4f", d.Mean, d.StdErr) }
 
-// Against is the mean of xs minus the mean of ref, with the standard
+// against is the mean of xs minus the mean of ref, with the standard
 // error of that difference (Welch's: each sample's variance over its
 // size, summed); not ok unless each has two values or more.
-func Against(xs, ref []float64) (Difference, bool) {
+func against(xs, ref []float64) (difference, bool) {
 	if len(xs) < 2 || len(ref) < 2 {
-		return Difference{}, false
+		return difference{}, false
 	}
 	mx, vx := meanVar(xs)
 	mr, vr := meanVar(ref)
-	return Difference{Mean: mx - mr, StdErr: math.Sqrt(vx/float64(len(xs)) + vr/float64(len(ref)))}, true
+	return difference{Mean: mx - mr, StdErr: math.Sqrt(vx/float64(len(xs)) + vr/float64(len(ref)))}, true
 }
 
 // meanVar is the mean and the sample variance (n-1) of xs, two or more.

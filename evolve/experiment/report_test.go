@@ -24,7 +24,7 @@ func TestAgainst(t *testing.T) {
 		{"level, no spread", []float64{4, 4}, []float64{4, 4}, true, 0, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d, ok := Against(c.xs, c.ref)
+			d, ok := against(c.xs, c.ref)
 			if ok != c.ok {
 				t.Fatalf("ok %v, want %v", ok, c.ok)
 			}
