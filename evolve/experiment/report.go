@@ -164,21 +164,25 @@ func (rep *Report) writeExtras(w io.Writer) {
 	rep.writeProgress(w)
 	if len(rep.HeldOutSeeds) > 0 {
 		fmt.Fprintf(w, "\nHeld out: self-play efficiency of the champions on seeds %s, which no search saw\n\n", seedRange(rep.HeldOutSeeds))
-		ref, ok := rep.reference()
-		if !ok {
-			fmt.Fprintf(w, "| method | efficiency, evaluation seeds | efficiency, held-out seeds |\n|---|---|---|\n")
-			for _, r := range rep.Rows {
-				fmt.Fprintf(w, "| %s | %s | %s |\n", r.Method, r.Efficiency, r.HeldOut)
-			}
-		} else {
-			fmt.Fprintf(w, "| method | efficiency, evaluation seeds | efficiency, held-out seeds | held out, against %s |\n|---|---|---|---|\n", ref.Method)
-			for _, r := range rep.Rows {
-				vs := "-"
-				if d, ok := against(r.HeldOutChampions, ref.HeldOutChampions); ok && !r.Baseline() && r.Method != ref.Method {
-					vs = d.String()
+		ref, vs := rep.reference()
+		head := []string{"method", "efficiency, evaluation seeds", "efficiency, held-out seeds"}
+		if vs {
+			head = append(head, "held out, against "+ref.Method)
+		}
+		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+		for _, r := range rep.Rows {
+			cells := []string{r.Method, r.Efficiency.String(), r.HeldOut.String()}
+			if vs {
+				d, ok := against(r.HeldOutChampions, ref.HeldOutChampions)
+				if !ok || r.Baseline() || r.Method == ref.Method {
+					cells = append(cells, "-")
+				} else {
+					cells = append(cells, d.String())
 				}
-				fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Method, r.Efficiency, r.HeldOut, vs)
 			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+		}
+		if vs {
 			fmt.Fprintf(w, "\nagainst %s: the method's mean over its runs minus %s's, ± the standard error of that difference over the runs of both; a difference within two standard errors is one these runs cannot tell from the luck of the draws.\n", ref.Method, ref.Method)
 		}
 	}
@@ -263,21 +267,17 @@ func (rep *Report) writeProgress(w io.Writer) {
 // the first searching row, when it and another have two champions or more
 // replayed on the held-out seeds.
 func (rep *Report) reference() (Row, bool) {
-	for i, r := range rep.Rows {
-		if r.Baseline() {
-			continue
+	var rows []Row // the searching rows
+	for _, r := range rep.Rows {
+		if !r.Baseline() {
+			rows = append(rows, r)
 		}
-		if len(r.HeldOutChampions) < 2 {
-			return Row{}, false
-		}
-		for _, o := range rep.Rows[i+1:] {
-			if !o.Baseline() && len(o.HeldOutChampions) >= 2 {
-				return r, true
-			}
-		}
+	}
+	if len(rows) == 0 || len(rows[0].HeldOutChampions) < 2 {
 		return Row{}, false
 	}
-	return Row{}, false
+	others := slices.ContainsFunc(rows[1:], func(r Row) bool { return len(r.HeldOutChampions) >= 2 })
+	return rows[0], others
 }
 
 // difference is a difference of two means with its standard error.
