@@ -92,17 +92,31 @@ func (o *Outcome) Problem() error {
 
 // Init runs the loop on the planner's Init.
 func (l *FixLoop) Init(ctx context.Context, req InitRequest) (*Outcome, error) {
+	l.written(ctx, &req.Task)
 	return l.run(ctx, req.Task, func() (*Proposal, error) { return l.Planner.Init(ctx, req) })
 }
 
 // Improve runs the loop on the planner's Improve.
 func (l *FixLoop) Improve(ctx context.Context, req ImproveRequest) (*Outcome, error) {
+	l.written(ctx, &req.Task)
 	return l.run(ctx, req.Task, func() (*Proposal, error) { return l.Planner.Improve(ctx, req) })
 }
 
 // Crossover runs the loop on the planner's Crossover.
 func (l *FixLoop) Crossover(ctx context.Context, req CrossoverRequest) (*Outcome, error) {
+	l.written(ctx, &req.Task)
 	return l.run(ctx, req.Task, func() (*Proposal, error) { return l.Planner.Crossover(ctx, req) })
+}
+
+// written tells the planner what the Screen would refuse, so that a
+// planner able to choose does not spend an attempt on it. A task that
+// says already is left as it is.
+func (l *FixLoop) written(ctx context.Context, t *Task) {
+	if l.Screen == nil || t.Written != nil {
+		return
+	}
+	screen := l.Screen
+	t.Written = func(src []byte) bool { return screen(ctx, src) != nil }
 }
 
 func (l *FixLoop) logf(format string, args ...any) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand"
+	"slices"
 	"strings"
 
 	"policyevolve/envs/ssd"
@@ -106,7 +107,7 @@ func (p *GrammarPlanner) Init(ctx context.Context, req InitRequest) (*Proposal, 
 		return nil, err
 	}
 	_, seed := rngFor(req.Task, OpInit)
-	best, err := p.search(ctx, gt, seed, nil, nil)
+	best, err := p.search(ctx, req.Task, gt, seed, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -115,14 +116,43 @@ func (p *GrammarPlanner) Init(ctx context.Context, req InitRequest) (*Proposal, 
 }
 
 // search runs the planner's genetic search from starts (random genomes
-// when there are none) and returns the best genome it met.
-func (p *GrammarPlanner) search(ctx context.Context, gt *grammarTask, seed uint64, starts []grammar.Genome, bias *grammar.Bias) (grammar.Scored, error) {
+// when there are none) and returns the best genome it met that the run
+// has not written.
+func (p *GrammarPlanner) search(ctx context.Context, t Task, gt *grammarTask, seed uint64, starts []grammar.Genome, bias *grammar.Bias) (grammar.Scored, error) {
 	ranked, err := grammar.Search(ctx, gt.ev, grammar.SearchConfig{Game: gt.game, Space: gt.space,
 		PopSize: p.PopSize, Generations: p.Generations, Seed: seed, Start: starts, Bias: bias})
 	if err != nil {
 		return grammar.Scored{}, fmt.Errorf("grammar planner: %w", err)
 	}
-	return ranked[0], nil
+	if best, ok := pick(ranked, t); ok {
+		return best, nil
+	}
+	return ranked[0], nil // everything it met was written: the fix loop mutates it
+}
+
+// pick is grammar.Child of ranked, skipping the genomes whose rendering
+// the task says the run has written (Task.Written): proposing one would
+// spend a call on a policy the fix loop refuses as a duplicate. It
+// reports false when ranked holds no genome that is neither avoided nor
+// written.
+func pick(ranked []grammar.Scored, t Task, avoid ...grammar.Genome) (grammar.Scored, bool) {
+	left := ranked
+	for {
+		c, ok := grammar.Child(left, avoid...)
+		if !ok || !written(c.Genome, t) {
+			return c, ok
+		}
+		left = slices.DeleteFunc(slices.Clone(left), func(s grammar.Scored) bool { return s.Genome.Canonical() == c.Genome.Canonical() })
+	}
+}
+
+// written reports whether the task says g's rendering was written before.
+func written(g grammar.Genome, t Task) bool {
+	if t.Written == nil {
+		return false
+	}
+	src, err := grammar.Render(g)
+	return err == nil && t.Written(src)
 }
 
 // genomeOf reads a scored policy as a genome for the task's game.
@@ -185,11 +215,18 @@ func (p *GrammarPlanner) Improve(ctx context.Context, req ImproveRequest) (*Prop
 	if err != nil {
 		return nil, fmt.Errorf("grammar planner: %w", err)
 	}
-	child, ok := grammar.Child(ranked, append(start[:len(start):len(start)], mates...)...)
-	if !ok { // the search met nothing new: propose a mutant of the first start
+	child, ok := pick(ranked, req.Task, append(start[:len(start):len(start)], mates...)...)
+	switch {
+	case !ok && len(start) == 0: // random starts, and every genome met was written
+		child = ranked[0]
+	case !ok: // the search met nothing new: propose a mutant of the first start
 		rng, _ := rngFor(req.Task, OpImprove+"/mutant", used...)
 		g := start[0]
 		grammar.Mutate(&g, gt.space, bias, rng)
+		for try := 1; try < 8 && written(g, req.Task); try++ {
+			g = start[0]
+			grammar.Mutate(&g, gt.space, bias, rng)
+		}
 		if child.Score, err = gt.ev.Score(ctx, g); err != nil {
 			return nil, fmt.Errorf("grammar planner: %w", err)
 		}
@@ -229,14 +266,17 @@ func (p *GrammarPlanner) Crossover(ctx context.Context, req CrossoverRequest) (*
 	if len(children) == 0 { // the parents differ in at most one whole module
 		rng, _ := rngFor(req.Task, OpCrossover, parents...)
 		// A mutant of the first that is not the second either (one
-		// mutation apart, it may be).
+		// mutation apart, it may be), nor written before.
 		g := a
 		grammar.Mutate(&g, gt.space, nil, rng)
-		for try := 1; try < 8 && g.Canonical() == b.Canonical(); try++ {
+		for try := 1; try < 8 && (g.Canonical() == b.Canonical() || written(g, req.Task)); try++ {
 			g = a
 			grammar.Mutate(&g, gt.space, nil, rng)
 		}
 		children, note = []grammar.Genome{g}, "the parents' only mixes are themselves: a mutant of the first"
+	}
+	if fresh := slices.DeleteFunc(slices.Clone(children), func(g grammar.Genome) bool { return written(g, req.Task) }); len(fresh) > 0 {
+		children = fresh
 	}
 	best, err := grammar.Best(ctx, gt.ev, children)
 	if err != nil {
@@ -265,7 +305,12 @@ func (p *GrammarPlanner) Fix(ctx context.Context, req FixRequest) (*Proposal, er
 			return nil, err
 		}
 		rng, _ := rngFor(req.Task, OpFix, fmt.Sprint(req.Attempt), headerOf(g))
+		failed := g
 		grammar.Mutate(&g, gt.space, nil, rng)
+		for try := 1; try < 8 && written(g, req.Task); try++ {
+			g = failed
+			grammar.Mutate(&g, gt.space, nil, rng)
+		}
 		return p.propose(g, req.Failed.Origin.Operator, req.Failed.Origin.Parents, "mutated: the first version had been written before")
 	}
 	next, err := p.propose(g, req.Failed.Origin.Operator, req.Failed.Origin.Parents)

@@ -54,7 +54,7 @@ func (q *guidedGrammar) Init(ctx context.Context, req InitRequest) (*Proposal, e
 	for i := range starts {
 		starts[i] = grammar.RandomGuided(gt.game, gt.space, g, rng)
 	}
-	best, err := q.search(ctx, gt, seed, starts, g.Bias())
+	best, err := q.search(ctx, req.Task, gt, seed, starts, g.Bias())
 	if err != nil {
 		return nil, err
 	}

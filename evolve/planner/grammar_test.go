@@ -215,3 +215,130 @@ func TestGrammarPlannerCriticBias(t *testing.T) {
 		t.Errorf("sparse-level improve used the diagnostics:\n%s", prop.Notes)
 	}
 }
+
+// TestGrammarPlannerSkipsWritten: told what the run has written
+// (Task.Written), every operator proposes, of what its search met, a
+// genome the run has not written, instead of spending a call on one the
+// fix loop would refuse as a duplicate; the fix of a duplicate mutates to
+// an unwritten genome too. With nothing written the proposals are those
+// of a task without Written.
+func TestGrammarPlannerSkipsWritten(t *testing.T) {
+	ctx := context.Background()
+	task := grammarTestTask(t, "gathering", 4, 150)
+	p := &planner.GrammarPlanner{PopSize: 4, Generations: 2}
+	init, err := p.Init(ctx, planner.InitRequest{Task: task})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := planner.Scored{Policy: store.Policy{ID: store.SourceID(string(init.Source)), Source: string(init.Source)}}
+	imp, err := p.Improve(ctx, planner.ImproveRequest{Task: task, Parent: parent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := planner.Scored{Policy: store.Policy{ID: store.SourceID(string(imp.Source)), Source: string(imp.Source)}}
+	cross, err := p.Crossover(ctx, planner.CrossoverRequest{Task: task, A: parent, B: other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another sample's first genome: far enough from the first for
+	// crossover to have mixes to choose from.
+	sample1 := task
+	sample1.Sample = 1
+	far, err := p.Init(ctx, planner.InitRequest{Task: sample1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mate := planner.Scored{Policy: store.Policy{ID: store.SourceID(string(far.Source)), Source: string(far.Source)}}
+	mixes, err := p.Crossover(ctx, planner.CrossoverRequest{Task: task, A: parent, B: mate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(mixes.Notes, "mixes of the parents' modules") {
+		t.Fatalf("crossover of two samples' genomes: %s, want the best of their mixes", mixes.Notes)
+	}
+	calls := []struct {
+		name string
+		was  *planner.Proposal
+		call func(planner.Task) (*planner.Proposal, error)
+	}{
+		{"init", init, func(t planner.Task) (*planner.Proposal, error) {
+			return p.Init(ctx, planner.InitRequest{Task: t})
+		}},
+		{"improve", imp, func(t planner.Task) (*planner.Proposal, error) {
+			return p.Improve(ctx, planner.ImproveRequest{Task: t, Parent: parent})
+		}},
+		{"crossover", cross, func(t planner.Task) (*planner.Proposal, error) {
+			return p.Crossover(ctx, planner.CrossoverRequest{Task: t, A: parent, B: other})
+		}},
+		{"crossover of mixes", mixes, func(t planner.Task) (*planner.Proposal, error) {
+			return p.Crossover(ctx, planner.CrossoverRequest{Task: t, A: parent, B: mate})
+		}},
+		{"fix of a duplicate", imp, func(t planner.Task) (*planner.Proposal, error) {
+			return p.Fix(ctx, planner.FixRequest{Task: t, Failed: imp, Problem: planner.ErrDuplicate, Attempt: 1})
+		}},
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			none := task
+			none.Written = func([]byte) bool { return false }
+			same, err := c.call(none)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.name != "fix of a duplicate" && string(same.Source) != string(c.was.Source) {
+				t.Error("with nothing written, the proposal differs from one without Written")
+			}
+			// Written before: the unconstrained proposal and, for the
+			// improvement, the parent (already avoided) and the mate.
+			seen := map[string]bool{string(c.was.Source): true, string(same.Source): true}
+			var asked int
+			told := task
+			told.Written = func(src []byte) bool { asked++; return seen[string(src)] }
+			prop, err := c.call(told)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if asked == 0 {
+				t.Fatal("the planner never asked what was written")
+			}
+			if seen[string(prop.Source)] {
+				t.Fatalf("proposed a genome the run has written:\n%s", prop.Notes)
+			}
+			if _, err := grammar.Parse(prop.Source); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestFixLoopTellsWritten: the fix loop tells the planner what its Screen
+// refuses, so that the grammar planner's second proposal of a genome the
+// run has stored is another genome, accepted at the first attempt.
+func TestFixLoopTellsWritten(t *testing.T) {
+	a := evolvetest.NewArena(t)
+	ctx := context.Background()
+	stored := map[string]bool{}
+	loop := &planner.FixLoop{Planner: &planner.GrammarPlanner{PopSize: 4, Generations: 1}, Sandbox: a.Sandbox, Store: a.Store,
+		Screen: func(_ context.Context, src []byte) error {
+			if stored[planner.NormalizedID(src)] {
+				return planner.ErrDuplicate
+			}
+			return nil
+		}}
+	task := planner.Task{Env: a.Env, Run: "run-w", Iteration: 1, Seed: 7}
+	first, err := loop.Init(ctx, planner.InitRequest{Task: task})
+	if err != nil || first.Policy == nil {
+		t.Fatalf("first init: %+v, %v", first, err)
+	}
+	stored[planner.NormalizedID([]byte(first.Policy.Source))] = true
+	again, err := loop.Init(ctx, planner.InitRequest{Task: task})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Policy == nil || len(again.Attempts) != 1 || again.Calls() != 1 {
+		t.Fatalf("the same request again: %d attempts (problem: %v), want another genome at the first", len(again.Attempts), again.Problem())
+	}
+	if again.Policy.ID == first.Policy.ID {
+		t.Fatal("the same request again proposed the stored policy")
+	}
+}

@@ -112,6 +112,12 @@ type Task struct {
 	// (0: no budget): a ReAct proposal stops testing drafts before its
 	// turns would pass it.
 	CallsLeft int
+	// Written, when set, reports whether the run would refuse a source as
+	// written before (the fix loop's duplicate screen; FixLoop sets it
+	// from its Screen). A planner that chooses among several proposals,
+	// as the grammar planner does among the genomes its search met, skips
+	// those, so that no call is spent on a policy the run already has.
+	Written func(src []byte) bool
 }
 
 // Scored is a policy with what is known of it, as shown to a planner.
