@@ -87,29 +87,44 @@ func genomePolicy(t *testing.T, g grammar.Genome) planner.Scored {
 	return planner.Scored{Policy: store.Policy{ID: store.SourceID(string(src)), Source: string(src)}}
 }
 
+// scoredOf is a proposal as a parent to show the planner.
+func scoredOf(p *planner.Proposal) planner.Scored {
+	return planner.Scored{Policy: store.Policy{ID: store.SourceID(string(p.Source)), Source: string(p.Source)}}
+}
+
+// three is an init, an improvement of it and their crossover.
+type three struct {
+	init, imp, cross *planner.Proposal
+	parent, other    planner.Scored // init's and imp's proposals as parents
+}
+
+func threeCalls(t *testing.T, p *planner.GrammarPlanner, task planner.Task) three {
+	t.Helper()
+	ctx := context.Background()
+	var c three
+	var err error
+	if c.init, err = p.Init(ctx, planner.InitRequest{Task: task}); err != nil {
+		t.Fatal(err)
+	}
+	c.parent = scoredOf(c.init)
+	if c.imp, err = p.Improve(ctx, planner.ImproveRequest{Task: task, Parent: c.parent}); err != nil {
+		t.Fatal(err)
+	}
+	c.other = scoredOf(c.imp)
+	if c.cross, err = p.Crossover(ctx, planner.CrossoverRequest{Task: task, A: c.parent, B: c.other}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // TestGrammarPlannerDeterministic: the same requests give the same
 // proposals, byte for byte; another sample or seed gives another.
 func TestGrammarPlannerDeterministic(t *testing.T) {
-	ctx := context.Background()
 	task := grammarTestTask(t, "gathering", 4, 150)
 	t.Logf("seed: %d", task.Seed)
 	calls := func(task planner.Task) []*planner.Proposal {
-		p := &planner.GrammarPlanner{PopSize: 4, Generations: 2, Workers: 2}
-		init, err := p.Init(ctx, planner.InitRequest{Task: task})
-		if err != nil {
-			t.Fatal(err)
-		}
-		parent := planner.Scored{Policy: store.Policy{ID: store.SourceID(string(init.Source)), Source: string(init.Source)}}
-		imp, err := p.Improve(ctx, planner.ImproveRequest{Task: task, Parent: parent})
-		if err != nil {
-			t.Fatal(err)
-		}
-		other := planner.Scored{Policy: store.Policy{ID: store.SourceID(string(imp.Source)), Source: string(imp.Source)}}
-		cross, err := p.Crossover(ctx, planner.CrossoverRequest{Task: task, A: parent, B: other})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return []*planner.Proposal{init, imp, cross}
+		c := threeCalls(t, &planner.GrammarPlanner{PopSize: 4, Generations: 2, Workers: 2}, task)
+		return []*planner.Proposal{c.init, c.imp, c.cross}
 	}
 	a, b := calls(task), calls(task)
 	for i := range a {
@@ -226,20 +241,8 @@ func TestGrammarPlannerSkipsWritten(t *testing.T) {
 	ctx := context.Background()
 	task := grammarTestTask(t, "gathering", 4, 150)
 	p := &planner.GrammarPlanner{PopSize: 4, Generations: 2}
-	init, err := p.Init(ctx, planner.InitRequest{Task: task})
-	if err != nil {
-		t.Fatal(err)
-	}
-	parent := planner.Scored{Policy: store.Policy{ID: store.SourceID(string(init.Source)), Source: string(init.Source)}}
-	imp, err := p.Improve(ctx, planner.ImproveRequest{Task: task, Parent: parent})
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := planner.Scored{Policy: store.Policy{ID: store.SourceID(string(imp.Source)), Source: string(imp.Source)}}
-	cross, err := p.Crossover(ctx, planner.CrossoverRequest{Task: task, A: parent, B: other})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := threeCalls(t, p, task)
+	init, imp, cross, parent, other := c.init, c.imp, c.cross, c.parent, c.other
 	// Another sample's first genome: far enough from the first for
 	// crossover to have mixes to choose from.
 	sample1 := task
@@ -248,7 +251,7 @@ func TestGrammarPlannerSkipsWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mate := planner.Scored{Policy: store.Policy{ID: store.SourceID(string(far.Source)), Source: string(far.Source)}}
+	mate := scoredOf(far)
 	mixes, err := p.Crossover(ctx, planner.CrossoverRequest{Task: task, A: parent, B: mate})
 	if err != nil {
 		t.Fatal(err)
