@@ -155,6 +155,18 @@ func written(g grammar.Genome, t Task) bool {
 	return err == nil && t.Written(src)
 }
 
+// mutant is a mutation of g, drawn again (up to eight draws in all)
+// while refuse says no to it.
+func mutant(g grammar.Genome, space grammar.Space, bias *grammar.Bias, rng *rand.Rand, refuse func(grammar.Genome) bool) grammar.Genome {
+	m := g
+	grammar.Mutate(&m, space, bias, rng)
+	for try := 1; try < 8 && refuse(m); try++ {
+		m = g
+		grammar.Mutate(&m, space, bias, rng)
+	}
+	return m
+}
+
 // genomeOf reads a scored policy as a genome for the task's game.
 func genomeOf(s Scored, game ssd.Game) (grammar.Genome, error) {
 	g, err := grammar.Parse([]byte(s.Policy.Source))
@@ -221,12 +233,7 @@ func (p *GrammarPlanner) Improve(ctx context.Context, req ImproveRequest) (*Prop
 		child = ranked[0]
 	case !ok: // the search met nothing new: propose a mutant of the first start
 		rng, _ := rngFor(req.Task, OpImprove+"/mutant", used...)
-		g := start[0]
-		grammar.Mutate(&g, gt.space, bias, rng)
-		for try := 1; try < 8 && written(g, req.Task); try++ {
-			g = start[0]
-			grammar.Mutate(&g, gt.space, bias, rng)
-		}
+		g := mutant(start[0], gt.space, bias, rng, func(g grammar.Genome) bool { return written(g, req.Task) })
 		if child.Score, err = gt.ev.Score(ctx, g); err != nil {
 			return nil, fmt.Errorf("grammar planner: %w", err)
 		}
@@ -267,12 +274,9 @@ func (p *GrammarPlanner) Crossover(ctx context.Context, req CrossoverRequest) (*
 		rng, _ := rngFor(req.Task, OpCrossover, parents...)
 		// A mutant of the first that is not the second either (one
 		// mutation apart, it may be), nor written before.
-		g := a
-		grammar.Mutate(&g, gt.space, nil, rng)
-		for try := 1; try < 8 && (g.Canonical() == b.Canonical() || written(g, req.Task)); try++ {
-			g = a
-			grammar.Mutate(&g, gt.space, nil, rng)
-		}
+		g := mutant(a, gt.space, nil, rng, func(g grammar.Genome) bool {
+			return g.Canonical() == b.Canonical() || written(g, req.Task)
+		})
 		children, note = []grammar.Genome{g}, "the parents' only mixes are themselves: a mutant of the first"
 	}
 	if fresh := slices.DeleteFunc(slices.Clone(children), func(g grammar.Genome) bool { return written(g, req.Task) }); len(fresh) > 0 {
@@ -305,12 +309,7 @@ func (p *GrammarPlanner) Fix(ctx context.Context, req FixRequest) (*Proposal, er
 			return nil, err
 		}
 		rng, _ := rngFor(req.Task, OpFix, fmt.Sprint(req.Attempt), headerOf(g))
-		failed := g
-		grammar.Mutate(&g, gt.space, nil, rng)
-		for try := 1; try < 8 && written(g, req.Task); try++ {
-			g = failed
-			grammar.Mutate(&g, gt.space, nil, rng)
-		}
+		g = mutant(g, gt.space, nil, rng, func(g grammar.Genome) bool { return written(g, req.Task) })
 		return p.propose(g, req.Failed.Origin.Operator, req.Failed.Origin.Parents, "mutated: the first version had been written before")
 	}
 	next, err := p.propose(g, req.Failed.Origin.Operator, req.Failed.Origin.Parents)
