@@ -220,3 +220,44 @@ func TestCreationLeavesNoHalfStore(t *testing.T) {
 		t.Errorf("the new store is not a bbolt file")
 	}
 }
+
+// TestMissingOnADamagedStore: on a store opened read-only, a record looked
+// for and not found is the answer when the store is sound, and a
+// DamageError naming the store's first problem (still wrapping the
+// not-found) when it is damaged — an evaluation of a policy the store
+// does not hold, here; a writable store is not checked.
+func TestMissingOnADamagedStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "test.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lookup := func(s *Store) error {
+		return s.View(func(tx *Tx) error { _, err := tx.Policy("feedface"); return err })
+	}
+	readOnly := func() *Store {
+		t.Helper()
+		r, err := Open(path, Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if err := lookup(readOnly()); !errors.Is(err, ErrNotFound) || errors.Is(err, ErrDamaged) {
+		t.Fatalf("a sound store: %v, want not found and no damage", err)
+	}
+	// An evaluation of a policy the store does not hold.
+	if err := s.update(func(tx *bolt.Tx) error {
+		return put(tx.Bucket(bEvaluations), []byte("feedface\x00x"), Evaluation{Policy: "feedface"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := lookup(s); !errors.Is(err, ErrNotFound) || errors.Is(err, ErrDamaged) {
+		t.Fatalf("the damaged store, writable: %v, want not found, unchecked", err)
+	}
+	err = lookup(readOnly())
+	var d *DamageError
+	if !errors.As(err, &d) || d.Path != path || !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "feedface") {
+		t.Fatalf("the damaged store, read-only: %v, want a DamageError naming the problem and wrapping not found", err)
+	}
+}

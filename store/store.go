@@ -88,6 +88,13 @@ type Store struct {
 	opt  Options
 	mu   sync.RWMutex // one writer or many readers of this process at a time
 	busy atomic.Int64 // nanoseconds spent in transactions, waits for the lock included
+
+	// checked is the Check made the first time a read-only View did not
+	// find what it looked for (missing).
+	checked struct {
+		once     sync.Once
+		problems []string
+	}
 }
 
 // DefaultPath is the store used when neither --store nor
@@ -298,9 +305,11 @@ type Tx struct {
 	b *bolt.Tx
 }
 
-// View runs fn in a read-only transaction.
+// View runs fn in a read-only transaction. On a store opened read-only,
+// an error of fn wrapping ErrNotFound is a DamageError when the store is
+// damaged (see missing).
 func (s *Store) View(fn func(*Tx) error) error {
-	return s.view(func(b *bolt.Tx) error {
+	err := s.view(func(b *bolt.Tx) error {
 		// Another process may have migrated or replaced the store since
 		// Open: check every time (one Get).
 		if err := checkSchema(b, true, false); err != nil {
@@ -311,6 +320,30 @@ func (s *Store) View(fn func(*Tx) error) error {
 		}
 		return fn(&Tx{b})
 	})
+	if s.opt.ReadOnly && errors.Is(err, ErrNotFound) && !errors.Is(err, ErrDamaged) {
+		return s.missing(err)
+	}
+	return err
+}
+
+// missing explains err, a record an inspecting command looked for and
+// did not find. In a sound store that is the answer (an id mistyped, a
+// run not there); in a damaged one the damage may be why — a bit flipped
+// in a record's key hides it, and a record that names it (a candidate, a
+// pool member) then points nowhere — so the error says the store is
+// damaged, naming the first problem Check finds, and still wraps err.
+// The store is checked once, at the first such error.
+func (s *Store) missing(err error) error {
+	s.checked.once.Do(func() { s.checked.problems, _ = s.Check() })
+	problems := s.checked.problems
+	if len(problems) == 0 {
+		return err
+	}
+	more := ""
+	if len(problems) > 1 {
+		more = fmt.Sprintf(", and %d more problems", len(problems)-1)
+	}
+	return &DamageError{Path: s.path, Problem: fmt.Sprintf("%s%s (reading it: %v)", problems[0], more, err), Err: err}
 }
 
 // Update runs fn in a read-write transaction, committed if fn returns nil.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -198,6 +199,21 @@ func TestDamagedStores(t *testing.T) {
 		{"policies page type", flip(buckets["policies"], 8, 0x40), check, []string{"pool show", "pool export", "report"}},
 		{"policies page count", flip(buckets["policies"], 11, 0x80), check, []string{"pool show", "pool export", "report"}},
 		{"matches page count", flip(buckets["matches"], 11, 0x80), check, nil},
+		// A record names a policy the store does not hold (a bit flipped
+		// in its value, say): the pages pass their walk, the record
+		// decodes, and the commands that follow the name must say the
+		// store is damaged, not that the policy does not exist.
+		{"a candidate names no policy", func(b []byte) []byte {
+			ref := []byte(`"candidates":[{"sample":0,"policy":"` + policy)
+			if bytes.Count(b, ref) == 0 {
+				t.Fatal("no iteration's candidate names the policy in the file")
+			}
+			for at := bytes.Index(b, ref); at >= 0; at = bytes.Index(b, ref) {
+				last := at + len(ref) - 1 // the policy id's last digit
+				b[last] = map[bool]byte{true: '1', false: '0'}[b[last] == '0']
+			}
+			return b
+		}, check, []string{"runs show", "report"}},
 	}
 	for i := range 6 {
 		off := 2*ps + rng.IntN(len(data)-2*ps)
