@@ -39,6 +39,15 @@ func damaged(format string, args ...any) error {
 	return &DamageError{Problem: fmt.Sprintf(format, args...)}
 }
 
+// firstProblem is the first of problems (one or more), and how many
+// more there are: what a DamageError names.
+func firstProblem(problems []string) string {
+	if len(problems) > 1 {
+		return fmt.Sprintf("%s, and %d more problems", problems[0], len(problems)-1)
+	}
+	return problems[0]
+}
+
 // panicked is a panic caught by guard.
 type panicked struct {
 	value any
@@ -75,11 +84,7 @@ func (s *Store) guarded(op func() error) error {
 		if werr != nil || len(problems) == 0 {
 			panic(fmt.Sprintf("%v\n\n(the store's pages are sound: a bug, not damage)\n%s", p.value, p.stack))
 		}
-		more := ""
-		if len(problems) > 1 {
-			more = fmt.Sprintf(", and %d more problems", len(problems)-1)
-		}
-		return &DamageError{Path: s.path, Problem: fmt.Sprintf("%s%s (reading it failed: %v)", problems[0], more, p.value)}
+		return &DamageError{Path: s.path, Problem: fmt.Sprintf("%s (reading it failed: %v)", firstProblem(problems), p.value)}
 	}
 	var d *DamageError
 	if errors.As(err, &d) && d.Path == "" {

@@ -173,10 +173,8 @@ func (s *Store) walk() error {
 		switch {
 		case err != nil:
 			return fmt.Errorf("open store: %w", err)
-		case len(problems) == 1:
-			return &DamageError{Path: s.path, Problem: problems[0]}
-		case len(problems) > 1:
-			return &DamageError{Path: s.path, Problem: fmt.Sprintf("%s, and %d more problems", problems[0], len(problems)-1)}
+		case len(problems) > 0:
+			return &DamageError{Path: s.path, Problem: firstProblem(problems)}
 		}
 		return nil
 	})
@@ -339,11 +337,7 @@ func (s *Store) missing(err error) error {
 	if len(problems) == 0 {
 		return err
 	}
-	more := ""
-	if len(problems) > 1 {
-		more = fmt.Sprintf(", and %d more problems", len(problems)-1)
-	}
-	return &DamageError{Path: s.path, Problem: fmt.Sprintf("%s%s (reading it: %v)", problems[0], more, err), Err: err}
+	return &DamageError{Path: s.path, Problem: fmt.Sprintf("%s (reading it: %v)", firstProblem(problems), err), Err: err}
 }
 
 // Update runs fn in a read-write transaction, committed if fn returns nil.

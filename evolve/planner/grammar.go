@@ -278,9 +278,8 @@ func (p *GrammarPlanner) Crossover(ctx context.Context, req CrossoverRequest) (*
 			return g.Canonical() == b.Canonical() || written(g, req.Task)
 		})
 		children, note = []grammar.Genome{g}, "the parents' only mixes are themselves: a mutant of the first"
-	}
-	if fresh := slices.DeleteFunc(slices.Clone(children), func(g grammar.Genome) bool { return written(g, req.Task) }); len(fresh) > 0 {
-		children = fresh
+	} else if fresh := slices.DeleteFunc(slices.Clone(children), func(g grammar.Genome) bool { return written(g, req.Task) }); len(fresh) > 0 {
+		children = fresh // the mixes the run has not written
 	}
 	best, err := grammar.Best(ctx, gt.ev, children)
 	if err != nil {
