@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -98,6 +99,13 @@ type JobConfig struct {
 	// the rest the next ones in order; "shuffled" orders each front at
 	// random (runs stored before the setting existed).
 	ParentOrder string `json:"parent_order,omitempty"`
+	// Recheck is how many further seeds a contender for champion is
+	// played on before it is crowned (chain and population) or, in a
+	// population run, handed the lead of the next iteration: the seeds
+	// after the largest evaluation seed (RecheckSeeds), its score then
+	// its mean over both (search.Crown). Off: the evaluation seeds alone
+	// decide, as runs stored before the setting existed did.
+	Recheck Option[int] `json:"recheck"`
 	// Planners names the planners, "grammar" or "llm:PROVIDER:MODEL"; with
 	// several, each proposal picks one by a UCB1 bandit.
 	Planners []string `json:"planners"`
@@ -188,6 +196,14 @@ const (
 	// Local rounds go to the candidate that leads its iteration
 	// (docs/evolution.md, "Why the search stalled", cause 8).
 	DefaultRefine = RefineRace
+	// A contender for champion is played on 20 seeds more than the 5
+	// evaluation seeds before it is crowned: the best of many near-equal
+	// policies on five seeds is the one they flatter most
+	// (docs/evolution.md, "Why the search stalled", cause 11).
+	DefaultRecheck = 20
+	// MaxRecheck bounds Recheck: a contender's recheck is that many
+	// episodes.
+	MaxRecheck = 1000
 )
 
 // How a population run's candidates are refined (JobConfig.Refine).
@@ -249,6 +265,7 @@ func (c JobConfig) WithDefaults() JobConfig {
 	if c.ParentOrder == "" {
 		c.ParentOrder = DefaultParentOrder
 	}
+	c.Recheck = c.Recheck.OrDefault(DefaultRecheck)
 	if c.Refine == "" {
 		c.Refine = DefaultRefine
 	}
@@ -319,6 +336,11 @@ func (c JobConfig) Validate() error {
 	if c.Refine != RefineAll && c.Refine != RefineRace {
 		errs = append(errs, fmt.Errorf("refine %q: want %s or %s", c.Refine, RefineRace, RefineAll))
 	}
+	if n := c.Recheck.Value(); n > MaxRecheck {
+		errs = append(errs, fmt.Errorf("recheck %d: at most %d seeds", n, MaxRecheck))
+	} else if n > 0 && len(c.EvalSeeds) > 0 && c.EvalSeeds[len(c.EvalSeeds)-1] > math.MaxUint64-uint64(n) {
+		errs = append(errs, fmt.Errorf("recheck %d: no room for the seeds after evaluation seed %d", n, c.EvalSeeds[len(c.EvalSeeds)-1]))
+	}
 	if c.CrossoverRate.Value() > 1 {
 		errs = append(errs, fmt.Errorf("crossover rate %v is above 1", c.CrossoverRate.Value()))
 	}
@@ -350,7 +372,8 @@ func ParsePromptStyle(s string) (string, error) {
 // objective, when every run was selected by Elo: it reads as pool.Elo;
 // one without "local_stop" played every local round (Off), one without
 // "parent_order" shuffled each front of parents (ParentsShuffled), one
-// without "refine" refined every candidate (RefineAll). So an
+// without "refine" refined every candidate (RefineAll), one without
+// "recheck" crowned on the evaluation seeds alone (Off). So an
 // old run resumes, lists and reports as what it was.
 func (c *JobConfig) UnmarshalJSON(b []byte) error {
 	type plain JobConfig // without this method
@@ -373,7 +396,31 @@ func (c *JobConfig) UnmarshalJSON(b []byte) error {
 	if _, ok := keys["refine"]; !ok {
 		c.Refine = RefineAll
 	}
+	if _, ok := keys["recheck"]; !ok {
+		c.Recheck = Off[int]()
+	}
 	return nil
+}
+
+// RecheckSeeds are the seeds a contender for champion is played on
+// besides the evaluation seeds: the Recheck seeds that follow the
+// largest evaluation seed (5–24 for the default 0–4 and 20), none when
+// Recheck is off. Defaults are applied first.
+func (c JobConfig) RecheckSeeds() []uint64 {
+	c = c.WithDefaults()
+	n := c.Recheck.Value()
+	if n <= 0 || n > MaxRecheck {
+		return nil
+	}
+	last := c.EvalSeeds[len(c.EvalSeeds)-1]
+	if last > math.MaxUint64-uint64(n) {
+		return nil
+	}
+	seeds := make([]uint64, n)
+	for i := range seeds {
+		seeds[i] = last + 1 + uint64(i)
+	}
+	return seeds
 }
 
 // TotalIterations is how many iterations a run of c makes in all: in
@@ -401,6 +448,9 @@ func (c JobConfig) Decisive() JobConfig {
 	if c.Mode == ModeChain || c.Mode == ModeGEPA {
 		c.Candidates, c.Invasion, c.ParentOrder, c.Refine = 0, false, "", ""
 		c.CrossoverRate, c.LocalRounds, c.LocalStop = Option[float64]{}, Option[int]{}, Option[int]{}
+	}
+	if c.Mode == ModeGEPA {
+		c.Recheck = Off[int]() // a prompt's score is its Pareto front's
 	}
 	return c
 }

@@ -2,6 +2,8 @@ package evolve
 
 import (
 	"encoding/json"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,14 +76,18 @@ func TestStoredJobConfigUnchanged(t *testing.T) {
 		}
 		c.Objective = ""
 		b, err := json.Marshal(c)
-		want := strings.Replace(stored, `"planners"`, `"local_stop":-1,"refine":"all","parent_order":"shuffled","planners"`, 1)
+		want := strings.Replace(stored, `"planners"`, `"local_stop":-1,"refine":"all","parent_order":"shuffled","recheck":-1,"planners"`, 1)
 		if err != nil || string(b) != want {
 			t.Errorf("stored:\n%s\nencoded again:\n%s (%v)\nwant:\n%s", stored, b, err, want)
 		}
-		if !c.LocalStop.IsOff() || c.ParentOrder != ParentsShuffled || c.Refine != RefineAll {
-			t.Errorf("a configuration stored before local stops, parent orders and races read as %v, %q, %q; want off, shuffled, all", c.LocalStop, c.ParentOrder, c.Refine)
+		if !c.LocalStop.IsOff() || c.ParentOrder != ParentsShuffled || c.Refine != RefineAll || !c.Recheck.IsOff() {
+			t.Errorf("a configuration stored before local stops, parent orders, races and rechecks read as %v, %q, %q, %v; want off, shuffled, all, off",
+				c.LocalStop, c.ParentOrder, c.Refine, c.Recheck)
 		}
-		if d := c.WithDefaults(); d.LocalRounds != c.LocalRounds || d.CrossoverRate != c.CrossoverRate || d.LocalStop != c.LocalStop || d.ParentOrder != c.ParentOrder || d.Refine != c.Refine {
+		if len(c.RecheckSeeds()) != 0 {
+			t.Errorf("a configuration stored before rechecks rechecks on %v", c.RecheckSeeds())
+		}
+		if d := c.WithDefaults(); d.LocalRounds != c.LocalRounds || d.CrossoverRate != c.CrossoverRate || d.LocalStop != c.LocalStop || d.ParentOrder != c.ParentOrder || d.Refine != c.Refine || d.Recheck != c.Recheck {
 			t.Errorf("defaults changed a stored choice: %v %v %v %q -> %v %v %v %q", c.LocalRounds, c.CrossoverRate, c.LocalStop, c.ParentOrder,
 				d.LocalRounds, d.CrossoverRate, d.LocalStop, d.ParentOrder)
 		}
@@ -101,10 +107,13 @@ func TestStoredJobConfigUnchanged(t *testing.T) {
 	if fresh.LocalStop.Value() != DefaultLocalStop || fresh.ParentOrder != DefaultParentOrder || fresh.Refine != DefaultRefine {
 		t.Errorf("new configuration: local stop %v, parent order %q, refine %q", fresh.LocalStop, fresh.ParentOrder, fresh.Refine)
 	}
+	if fresh.Recheck.Value() != DefaultRecheck || !slices.Equal(fresh.RecheckSeeds(), seedsFrom(5, DefaultRecheck)) {
+		t.Errorf("new configuration: recheck %v on seeds %v, want %d seeds from 5", fresh.Recheck, fresh.RecheckSeeds(), DefaultRecheck)
+	}
 	raw, _ := json.Marshal(fresh)
 	var back JobConfig
-	if err := json.Unmarshal(raw, &back); err != nil || back.LocalStop != fresh.LocalStop || back.ParentOrder != fresh.ParentOrder || back.Refine != fresh.Refine {
-		t.Errorf("a new configuration read back as %v, %q, %q (%v)", back.LocalStop, back.ParentOrder, back.Refine, err)
+	if err := json.Unmarshal(raw, &back); err != nil || back.LocalStop != fresh.LocalStop || back.ParentOrder != fresh.ParentOrder || back.Refine != fresh.Refine || back.Recheck != fresh.Recheck {
+		t.Errorf("a new configuration read back as %v, %q, %q, %v (%v)", back.LocalStop, back.ParentOrder, back.Refine, back.Recheck, err)
 	}
 	var none JobConfig
 	json.Unmarshal([]byte(`{"local_rounds":-1,"crossover_rate":-1}`), &none)
@@ -128,6 +137,51 @@ func TestIterationNumbering(t *testing.T) {
 	for n, want := range []string{"no iteration done", "iteration 0 done", "iterations 0–1 done", "iterations 0–2 done"} {
 		if got := IterationsDone(n); got != want {
 			t.Errorf("IterationsDone(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// seedsFrom is n seeds from first on.
+func seedsFrom(first uint64, n int) []uint64 {
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = first + uint64(i)
+	}
+	return out
+}
+
+// TestRecheckSeeds: the recheck seeds follow the largest evaluation seed,
+// whatever the order the evaluation seeds were given in; off, none; a
+// recheck with no room after the evaluation seeds, or beyond MaxRecheck,
+// does not validate.
+func TestRecheckSeeds(t *testing.T) {
+	for _, tc := range []struct {
+		eval    []uint64
+		recheck Option[int]
+		want    []uint64
+	}{
+		{nil, Option[int]{}, seedsFrom(5, DefaultRecheck)},
+		{[]uint64{9, 2, 30}, On(3), []uint64{31, 32, 33}},
+		{[]uint64{0, 1, 2, 3, 4}, Off[int](), nil},
+		{[]uint64{0, 1, 2, 3, 4}, On(0), nil},
+	} {
+		c := JobConfig{EvalSeeds: tc.eval, Recheck: tc.recheck}
+		if got := c.RecheckSeeds(); !slices.Equal(got, tc.want) {
+			t.Errorf("eval seeds %v, recheck %v: recheck seeds %v, want %v", tc.eval, tc.recheck, got, tc.want)
+		}
+		if err := c.WithDefaults().Validate(); err != nil {
+			t.Errorf("eval seeds %v, recheck %v: %v", tc.eval, tc.recheck, err)
+		}
+	}
+	for _, c := range []JobConfig{
+		{EvalSeeds: []uint64{math.MaxUint64 - 1}, Recheck: On(2)},
+		{Recheck: On(MaxRecheck + 1)},
+	} {
+		if err := c.WithDefaults().Validate(); err == nil || !strings.Contains(err.Error(), "recheck") {
+			t.Errorf("eval seeds %v, recheck %v: validates (%v)", c.EvalSeeds, c.Recheck, err)
+		}
+		if got := c.RecheckSeeds(); got != nil {
+			t.Errorf("eval seeds %v, recheck %v: recheck seeds %v, want none", c.EvalSeeds, c.Recheck, got)
 		}
 	}
 }

@@ -233,10 +233,12 @@ func (j *Job) beginIteration(i int) (*store.Iteration, error) {
 // closeIteration marks an iteration done with the run's champion after it,
 // and moves the run on.
 func (j *Job) closeIteration(ctx context.Context, it *store.Iteration, mode search.Mode) error {
+	before := j.arena.Episodes()
 	c, err := mode.Champion(ctx, it)
 	if err != nil {
 		return err
 	}
+	it.Usage.Episodes += j.arena.Episodes() - before // the contenders' rechecks
 	it.Champion, it.Best, it.BestElo, it.Done, it.Finished = c.Policy, c.Metrics, c.Elo, true, time.Now().UTC()
 	if err := j.saveIteration(it); err != nil {
 		return err
@@ -279,7 +281,7 @@ func (j *Job) mode() (search.Mode, error) {
 	c, run := j.Config, host{j}
 	switch c.Mode {
 	case ModeChain:
-		return chain.New(run, chain.Config{Planner: c.Planners[0], Iterations: c.Iterations}), nil
+		return chain.New(run, chain.Config{Planner: c.Planners[0], Iterations: c.Iterations, Recheck: c.RecheckSeeds()}), nil
 	case ModeGEPA:
 		return gepa.New(run, gepa.Config{Planner: c.Planners[0], EvalSeeds: c.EvalSeeds, Iterations: c.Iterations,
 			Feedback: planner.Feedback(c.Feedback), MaxPlannerCalls: c.MaxPlannerCalls})
@@ -288,5 +290,5 @@ func (j *Job) mode() (search.Mode, error) {
 		CrossoverRate: c.CrossoverRate.Value(), LocalRounds: c.LocalRounds.Value(), LocalStop: c.LocalStop.Value(), Refine: c.Refine,
 		BestFirst: c.ParentOrder == ParentsBest || c.ParentOrder == ParentsLead, Lead: c.ParentOrder == ParentsLead, Planners: c.Planners, Pool: c.Pool,
 		Invasion: c.Invasion, MatchSeeds: c.MatchSeeds, PlannerConcurrency: c.PlannerConcurrency, Objective: c.Objective,
-		RobustMargin: c.RobustMargin}), nil
+		RobustMargin: c.RobustMargin, Recheck: c.RecheckSeeds()}), nil
 }

@@ -159,7 +159,7 @@ func newRunPage(r *Run, f *Frame) *runPage {
 		{"objective", objectiveNote(cfg), ""},
 		{"iterations", fmt.Sprintf("%d of %d done", rec.Iterations, r.Planned), ""},
 		{"planners", strings.Join(cfg.Planners, ", ") + ", feedback " + cfg.Feedback, ""},
-		{"seeds", fmt.Sprintf("self-play %s, matches %s", seedList(cfg.EvalSeeds), seedList(cfg.MatchSeeds)), ""},
+		{"seeds", seedsNote(cfg), ""},
 		{"spent", fmt.Sprintf("%d planner calls, %d LLM calls, %d tokens, %s, %d episodes, %s", u.Proposals, u.LLMCalls,
 			u.InputTokens+u.OutputTokens, u.CostWords(), u.Episodes, (time.Duration(u.WallSeconds) * time.Second).String()), ""},
 		{"started", rec.Started.Local().Format(time.DateTime) + ", updated " + rec.Updated.Local().Format(time.DateTime), ""},
@@ -281,4 +281,14 @@ func (p *runPage) eloChart(r *Run) {
 	p.EloNote = fmt.Sprintf("At the start of the run and at the end of each iteration: the champion's Elo as the iteration stored it, "+
 		"each member's from its rating's history (%d members still rated; a member evicted from the pool loses its rating, "+
 		"so its line is gone), and their median.", len(h.Members))
+}
+
+// seedsNote says which seeds a run plays: self-play, the contenders'
+// recheck (chain and population runs), matches.
+func seedsNote(cfg evolve.JobConfig) string {
+	note := "self-play " + seedList(cfg.EvalSeeds)
+	if recheck := cfg.RecheckSeeds(); len(recheck) > 0 && cfg.Mode != evolve.ModeGEPA {
+		note += ", contenders for champion also " + seedList(recheck)
+	}
+	return note + ", matches " + seedList(cfg.MatchSeeds)
 }

@@ -30,6 +30,7 @@ type compareOptions struct {
 	candidates  int
 	localRounds int
 	localStop   int
+	recheck     int
 	parentOrder string
 	refine      string
 	workers     int
@@ -131,6 +132,7 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	fs.IntVar(&o.candidates, "candidates", evolve.DefaultCandidates, "population candidates per iteration")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "population local refinement rounds (0: none)")
 	fs.IntVar(&o.localStop, "local-stop", evolve.DefaultLocalStop, "population: end a candidate's local refinement after this many rounds in a row that did not improve it (0: play every round)")
+	fs.IntVar(&o.recheck, "recheck", evolve.DefaultRecheck, "chain and population: play a contender for champion on this many seeds after the evaluation seeds too, and crown it on the mean over both (0: the evaluation seeds alone); --held-out seeds must be others")
 	fs.StringVar(&o.parentOrder, "parent-order", evolve.DefaultParentOrder, "population: how parents are handed to candidates: lead (half the candidates improve the best, the rest the next best), best (candidate k the k-th best) or shuffled")
 	fs.StringVar(&o.refine, "refine", evolve.DefaultRefine, "population: which candidates are refined locally: race (the best first; one that cannot lead its iteration is not refined) or all")
 	fs.IntVar(&o.workers, "workers", 0, "episodes played at once (default: the CPUs)")
@@ -248,7 +250,7 @@ func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer)
 	}
 	x.Base = evolve.JobConfig{Game: o.game, Map: o.mapArg, Agents: o.agents, Steps: o.steps, EvalSeeds: evalSeeds,
 		MatchSeeds: matchSeeds, Planners: planners, MaxPlannerCalls: o.budget, Workers: o.workers, Backend: o.backend,
-		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), LocalStop: evolve.On(o.localStop), ParentOrder: o.parentOrder,
+		Candidates: o.candidates, LocalRounds: evolve.On(o.localRounds), LocalStop: evolve.On(o.localStop), Recheck: evolve.On(o.recheck), ParentOrder: o.parentOrder,
 		Refine: o.refine, PromptStyle: o.promptStyle, Adversarial: o.adversarial, Objective: o.objective, RobustMargin: o.robustMargin}
 	if len(o.llm.specs) > 0 {
 		x.Base.LLM, x.Base.Endpoints = o.llm.settings(), o.llm.endpoints()

@@ -34,7 +34,7 @@ func TestCompare(t *testing.T) {
 	dir := t.TempDir()
 	db, prefix := filepath.Join(dir, "cmp.db"), filepath.Join(dir, "report")
 	args := append([]string{"compare", "--store", db, "--seeds", "0-1", "--budget", "3", "--runs", "1", "--candidates", "1",
-		"--local-rounds", "0", "--qlearn-episodes", "3", "--gepa-feedback", "sparse,critic", "--held-out", "5-6", "-o", prefix},
+		"--local-rounds", "0", "--qlearn-episodes", "3", "--gepa-feedback", "sparse,critic", "--held-out", "100-101", "-o", prefix},
 		"--game", "gathering", "--map", "small", "--agents", "4", "--steps", "100")
 	out, errOut := cli(t, args...)
 	t.Logf("%s", out)
@@ -93,7 +93,7 @@ func TestCompare(t *testing.T) {
 			t.Errorf("row %s: champion by champion %v, held out %+v", r.Method, r.HeldOutChampions, r.HeldOut)
 		}
 	}
-	if !slices.Equal(rep.HeldOutSeeds, []uint64{5, 6}) || !strings.Contains(out, "on seeds 5–6, which no search saw") ||
+	if !slices.Equal(rep.HeldOutSeeds, []uint64{100, 101}) || !strings.Contains(out, "on seeds 100–101, which no search saw") ||
 		!strings.Contains(out, "Best so far per planner call") {
 		t.Errorf("no held-out or best-so-far table:\n%s", out)
 	}
@@ -192,6 +192,11 @@ func TestCompareBadFlags(t *testing.T) {
 		{[]string{"--refine", "bogus"}, `refine "bogus": want race or all`},
 		{[]string{"--parent-order", "sideways"}, `parent order "sideways": want lead, best or shuffled`},
 		{[]string{"--candidates", "-3"}, "candidates"},
+		// Held-out seeds are seeds no search chose a champion on.
+		{[]string{"--held-out", "3-9"}, "held-out seed 3 is an evaluation seed of the chain runs"},
+		{[]string{"--held-out", "20-30"}, "held-out seed 20 is a recheck seed (--recheck) of the chain runs"},
+		{[]string{"--held-out", "5", "--recheck", "1"}, "held-out seed 5 is a recheck seed (--recheck) of the chain runs"},
+		{[]string{"--recheck", "1001"}, "--recheck 1001: out of range; want an integer from 0 to 1000"},
 	} {
 		db := filepath.Join(t.TempDir(), "x.db")
 		code, _, errOut := runCLI(t, t.Context(), append([]string{"compare", "--store", db}, tc.args...)...)

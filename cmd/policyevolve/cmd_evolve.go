@@ -23,11 +23,12 @@ import (
 // evolveOptions are the flags of "evolve".
 type evolveOptions struct {
 	cfg evolve.JobConfig
-	// localRounds, crossoverRate and localStop set cfg's options (0:
-	// none).
+	// localRounds, crossoverRate, localStop and recheck set cfg's
+	// options (0: none).
 	localRounds   int
 	crossoverRate float64
 	localStop     int
+	recheck       int
 	seeds         string
 	matchSeeds    string
 	planner       string
@@ -104,6 +105,7 @@ this process; the results are those of a local run.`, stdout)
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
 	fs.Float64Var(&o.crossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
 	fs.IntVar(&o.localStop, "local-stop", evolve.DefaultLocalStop, "end a candidate's local refinement after this many rounds in a row that did not improve it (0: play every round)")
+	fs.IntVar(&o.recheck, "recheck", evolve.DefaultRecheck, "chain and population: play a contender for champion (and, in a population, for the lead of the parents) on this many seeds after\nthe evaluation seeds too, and rank it by its mean over both (0: the evaluation seeds alone decide)")
 	fs.StringVar(&o.cfg.ParentOrder, "parent-order", evolve.DefaultParentOrder, "how parents are handed to candidates: lead (each Pareto front ordered best first by the objective — self-play efficiency, or the rating under elo — and half the candidates improve the first, the rest the next ones), best (candidate k takes the k-th) or shuffled (each front in a random order)")
 	fs.StringVar(&o.cfg.Refine, "refine", evolve.DefaultRefine, "which candidates are refined locally: race (one at a time, the best first version first; a candidate whose first version is below the best a refined one of its iteration reached is not refined) or all (every one)")
 	fs.StringVar(&o.planner, "planner", "", "grammar: the offline planner (the default without --llm; with --llm, also in the bandit)")
@@ -175,7 +177,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		cfg.Backend = o.backend
 		// 0 (or less) asks for none.
 		cfg.LocalRounds, cfg.CrossoverRate = evolve.On(o.localRounds), evolve.On(o.crossoverRate)
-		cfg.LocalStop = evolve.On(o.localStop)
+		cfg.LocalStop, cfg.Recheck = evolve.On(o.localStop), evolve.On(o.recheck)
 		if cfg.RobustMargin != 0 && cfg.Objective != pool.Robust {
 			return usagef("--robust-margin is the margin of --objective robust")
 		}

@@ -48,16 +48,20 @@ func gamesWord(o pool.Objective) string {
 
 // objectiveSentence says what a run's objective decided, in a sentence.
 func objectiveSentence(cfg evolve.JobConfig) string {
+	best := "the best in self-play"
+	if seeds := cfg.RecheckSeeds(); len(seeds) > 0 && cfg.Mode != evolve.ModeGEPA {
+		best += fmt.Sprintf(" (each contender rechecked on seeds %d–%d as well)", seeds[0], seeds[len(seeds)-1])
+	}
 	if cfg.Mode != evolve.ModePopulation {
-		return "a " + cfg.Mode + " run has no pool: its champion is its best in self-play"
+		return "a " + cfg.Mode + " run has no pool: its champion is " + best
 	}
 	switch cfg.Objective {
 	case pool.Welfare:
-		return "its pool's games compare self-play seed by seed; the champion is the best in self-play"
+		return "its pool's games compare self-play seed by seed; the champion is " + best
 	case pool.Elo:
 		return "its pool's games are mixed matches; the champion is its top-rated candidate in the pool"
 	case pool.Robust:
-		return fmt.Sprintf("its pool's games compare self-play seed by seed, and only a candidate no pool member invades by more than %g of the residents' return joins it; the champion is the best in self-play among those that resist invasion", cfg.RobustMargin)
+		return fmt.Sprintf("its pool's games compare self-play seed by seed, and only a candidate no pool member invades by more than %g of the residents' return joins it; the champion is %s among those that resist invasion", cfg.RobustMargin, best)
 	}
 	return ""
 }

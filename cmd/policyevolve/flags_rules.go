@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"policyevolve/evolve"
 	"policyevolve/evolve/episode"
 	"policyevolve/render"
 )
@@ -42,6 +43,7 @@ var flagRules = map[string]rule{
 	"opponents":           {lo: 1, hi: 1000},
 	"local-rounds":        {lo: 0, hi: 100},
 	"local-stop":          {lo: 0, hi: 100},
+	"recheck":             {lo: 0, hi: evolve.MaxRecheck},
 	"crossover-rate":      {lo: 0, hi: 1},
 	"pool-capacity":       {lo: 1, hi: 10_000},
 	"promote-threshold":   {lo: 0, hi: 1, loOpen: true, hiOpen: true},

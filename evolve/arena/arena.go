@@ -227,9 +227,21 @@ func (a *Arena) EnsureBaselines(ctx context.Context) error {
 // a failed evaluation, not an error.
 func (a *Arena) Evaluate(ctx context.Context, id string) (*store.Evaluation, error) {
 	a.defaults()
+	return a.EvaluateOn(ctx, id, a.EvalSeeds)
+}
+
+// EvaluateOn is Evaluate over other seeds (a set: their order and
+// repeats do not matter), as when a contender for champion is rechecked
+// (search.Crown).
+func (a *Arena) EvaluateOn(ctx context.Context, id string, seeds []uint64) (*store.Evaluation, error) {
+	a.defaults()
+	if len(seeds) == 0 {
+		return nil, fmt.Errorf("evaluate %.12s: no seeds", id)
+	}
+	seeds = slices.Compact(slices.Sorted(slices.Values(seeds)))
 	var ev *store.Evaluation
 	err := a.Store.View(func(tx *store.Tx) (err error) {
-		ev, err = tx.Evaluation(id, a.Env.Config, a.EvalSeeds)
+		ev, err = tx.Evaluation(id, a.Env.Config, seeds)
 		return err
 	})
 	if err == nil {
@@ -238,13 +250,13 @@ func (a *Arena) Evaluate(ctx context.Context, id string) (*store.Evaluation, err
 	if !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
-	ev = &store.Evaluation{Policy: id, Env: a.Env.Config, Seeds: a.EvalSeeds, Status: store.StatusOK}
+	ev = &store.Evaluation{Policy: id, Env: a.Env.Config, Seeds: seeds, Status: store.StatusOK}
 	// The seeds play at once (as slots allow); their results are taken in
 	// seed order.
-	results := make([]*envs.Result, len(a.EvalSeeds))
-	errs := make([]error, len(a.EvalSeeds))
+	results := make([]*envs.Result, len(seeds))
+	errs := make([]error, len(seeds))
 	var wg sync.WaitGroup
-	for k, seed := range a.EvalSeeds {
+	for k, seed := range seeds {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -253,7 +265,7 @@ func (a *Arena) Evaluate(ctx context.Context, id string) (*store.Evaluation, err
 	}
 	wg.Wait()
 	ok := 0
-	for k, seed := range a.EvalSeeds {
+	for k, seed := range seeds {
 		res, err := results[k], errs[k]
 		sr := store.SeedResult{Seed: seed, Status: store.StatusOK}
 		if res != nil {

@@ -5,6 +5,7 @@ import (
 
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/search"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -14,13 +15,17 @@ type Config struct {
 	Planner string
 	// Iterations is K, the refinements after the initial policy.
 	Iterations int
+	// Recheck are the seeds a contender for champion is also played on
+	// (none: the evaluation seeds alone decide).
+	Recheck []uint64
 }
 
 // Mode is the paper's Algorithm 1: iteration 0 writes a policy from
 // scratch, iterations 1…K rewrite the last policy admitted, shown its
 // source and the feedback on every earlier iteration; each is evaluated in
 // self-play on the evaluation seeds. The champion is the iteration with
-// the best mean per-agent reward (efficiency).
+// the best mean per-agent reward (efficiency), rechecked on more seeds
+// (Config.Recheck).
 type Mode struct {
 	run search.Run
 	cfg Config
@@ -94,9 +99,12 @@ func (m *Mode) history(i int) ([]string, error) {
 	return out, err
 }
 
-// Champion is the admitted policy with the best efficiency so far.
+// Champion is the admitted policy with the best efficiency so far, each
+// contender rechecked on the configuration's Recheck seeds before it is
+// crowned (search.Crown; the evaluation seeds alone without them).
 func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champion, error) {
-	var best search.Champion
+	var cs []store.Candidate
+	var es []pool.Entrant
 	err := m.run.Store().View(func(tx *store.Tx) error {
 		for k := 0; k <= it.Index; k++ {
 			var ik *store.Iteration
@@ -112,11 +120,17 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 			if c == nil || c.Status != store.CandidateEvaluated {
 				continue
 			}
-			if best.Policy == "" || c.Metrics.Efficiency > best.Metrics.Efficiency {
-				best.Policy, best.Metrics = c.Policy, c.Metrics
-			}
+			cs = append(cs, *c)
+			es = append(es, pool.Entrant{ID: c.Policy, Welfare: c.Metrics.Efficiency})
 		}
 		return nil
 	})
-	return best, err
+	if err != nil {
+		return search.Champion{}, err
+	}
+	best, err := search.Crown(ctx, pool.Welfare, es, search.Rechecker(m.run.Arena(), m.cfg.Recheck, m.run.Logf))
+	if err != nil || best < 0 {
+		return search.Champion{}, err
+	}
+	return search.Champion{Policy: cs[best].Policy, Metrics: cs[best].Metrics}, nil
 }

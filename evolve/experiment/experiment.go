@@ -267,8 +267,20 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 // reported before the first run plays. Run calls it first.
 func (e *Experiment) Validate() error {
 	for _, m := range e.Methods {
-		if err := e.config(m, 0).WithDefaults().Validate(); err != nil {
+		cfg := e.config(m, 0).WithDefaults()
+		if err := cfg.Validate(); err != nil {
 			return err
+		}
+		// Held-out seeds are seeds no search saw.
+		for _, seen := range []struct {
+			what  string
+			seeds []uint64
+		}{{"an evaluation seed", cfg.EvalSeeds}, {"a recheck seed (--recheck)", cfg.Decisive().RecheckSeeds()}} {
+			for _, s := range e.HeldOut {
+				if slices.Contains(seen.seeds, s) {
+					return fmt.Errorf("held-out seed %d is %s of the %s runs: they chose their champions on it", s, seen.what, m.Label)
+				}
+			}
 		}
 	}
 	return nil

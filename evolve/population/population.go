@@ -58,6 +58,10 @@ type Config struct {
 	MatchSeeds []uint64
 	// PlannerConcurrency bounds the candidates proposed at once.
 	PlannerConcurrency int
+	// Recheck are the seeds a contender for champion, or for the lead of
+	// an iteration's parents, is also played on (search.Crown; none: the
+	// evaluation seeds alone decide).
+	Recheck []uint64
 }
 
 // How an iteration's candidates are refined (Config.Refine).
@@ -191,6 +195,8 @@ func (m *Mode) plan(ctx context.Context, it *store.Iteration) error {
 		by = func(mb pool.Member) float64 { return mb.Efficiency }
 		if m.cfg.Objective.OrElo() == pool.Elo {
 			by = func(mb pool.Member) float64 { return mb.Elo }
+		} else if err := m.recheckLead(ctx, it, sources); err != nil {
+			return err
 		}
 	}
 	order := ParentOrder(sources, rng, by)
@@ -225,6 +231,38 @@ func (m *Mode) plan(ctx context.Context, it *store.Iteration) error {
 		it.Plan = append(it.Plan, pc)
 	}
 	return m.run.Save(it)
+}
+
+// recheckLead rechecks the sources that would lead the parent order by
+// self-play efficiency, as the champion is (search.Crown), and gives each
+// one rechecked its score over every seed it played: the leader is then
+// the best on more seeds than the evaluation's, and its lineage gets half
+// the iteration's proposals (ParentAt). Its episodes count in the
+// iteration's usage.
+func (m *Mode) recheckLead(ctx context.Context, it *store.Iteration, sources []pool.Member) error {
+	recheck := m.recheck()
+	if recheck == nil {
+		return nil
+	}
+	a := m.run.Arena()
+	before := a.Episodes()
+	es := make([]pool.Entrant, len(sources))
+	for i, mb := range sources {
+		es[i] = pool.Entrant{ID: mb.ID, Welfare: mb.Efficiency}
+	}
+	if _, err := search.Crown(ctx, pool.Welfare, es, recheck); err != nil {
+		return err
+	}
+	for i := range sources {
+		sources[i].Efficiency = es[i].Welfare
+	}
+	it.Usage.Episodes += a.Episodes() - before
+	return nil
+}
+
+// recheck is the run's Recheck (nil without recheck seeds).
+func (m *Mode) recheck() search.Recheck {
+	return search.Rechecker(m.run.Arena(), m.cfg.Recheck, m.run.Logf)
 }
 
 // ParentAt is the place in the parent order of candidate k's parent (of
@@ -767,8 +805,10 @@ func (m *Mode) invasionTests(ctx context.Context, it *store.Iteration) error {
 	return m.run.Save(it)
 }
 
-// Champion is the run's best policy under the objective (pool.Champion)
-// among its candidates that were evaluated and challenged the pool: under
+// Champion is the run's best policy under the objective (pool.Champion,
+// each contender rechecked on Config.Recheck's seeds before it is taken:
+// search.Crown) among its candidates that were evaluated and challenged
+// the pool: under
 // elo the highest rated of those in the global pool, else the best in
 // self-play; under welfare the best in self-play; under robust the best in
 // self-play among those that resisted invasion, else the least invaded.
@@ -814,9 +854,9 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 	if err != nil {
 		return search.Champion{}, err
 	}
-	best := pool.Champion(m.cfg.Objective, es)
-	if best < 0 {
-		return search.Champion{}, nil
+	best, err := search.Crown(ctx, m.cfg.Objective, es, m.recheck())
+	if err != nil || best < 0 {
+		return search.Champion{}, err
 	}
 	ch := search.Champion{Policy: cs[best].Policy, Metrics: cs[best].Metrics}
 	if es[best].Member {

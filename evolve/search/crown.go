@@ -1,0 +1,77 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"policyevolve/evolve/arena"
+	"policyevolve/pool"
+	"policyevolve/store"
+)
+
+// A Recheck plays a contender for champion on further seeds and returns
+// its self-play score over all the seeds it was played on (minus
+// infinity when it failed on one: it cannot lead).
+type Recheck func(ctx context.Context, id string) (float64, error)
+
+// Crown returns the index of the champion of es under o (pool.Champion;
+// -1 when there is none), each contender the rule picks rechecked before
+// it is taken: its Welfare becomes recheck's score and the rule picks
+// again, until it picks one rechecked already. So the champion's score
+// is its rechecked one, and no entrant left unrechecked scored above it
+// on the evaluation seeds: the best of many near-equal policies on a few
+// seeds is the one those seeds flatter most, and its recheck shows it
+// (docs/evolution.md, "Why the search stalled", cause 11). A nil recheck
+// leaves pool.Champion's pick. Under elo a member of the pool is picked
+// by its rating, which a recheck does not change: it is not rechecked.
+// The rechecked scores stay in es.
+func Crown(ctx context.Context, o pool.Objective, es []pool.Entrant, recheck Recheck) (int, error) {
+	done := make([]bool, len(es))
+	for {
+		k := pool.Champion(o, es)
+		if k < 0 || recheck == nil || done[k] || (o.OrElo() == pool.Elo && es[k].Member) {
+			return k, nil
+		}
+		w, err := recheck(ctx, es[k].ID)
+		if err != nil {
+			return -1, err
+		}
+		es[k].Welfare, done[k] = w, true
+	}
+}
+
+// Rechecker returns the Recheck that plays a policy in a's self-play on
+// seeds as well as a's evaluation seeds (each played once: the store
+// keeps them), its score the mean efficiency over both sets of seeds;
+// nil when seeds is empty (no recheck). logf, when set, says what a
+// recheck found.
+func Rechecker(a *arena.Arena, seeds []uint64, logf func(format string, args ...any)) Recheck {
+	if len(seeds) == 0 {
+		return nil
+	}
+	return func(ctx context.Context, id string) (float64, error) {
+		ev, err := a.Evaluate(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		more, err := a.EvaluateOn(ctx, id, seeds)
+		if err != nil {
+			return 0, fmt.Errorf("recheck %.12s: %w", id, err)
+		}
+		score := math.Inf(-1)
+		if ev.Status == store.StatusOK && more.Status == store.StatusOK {
+			n, m := float64(len(ev.PerSeed)), float64(len(more.PerSeed))
+			score = (ev.Mean.Efficiency*n + more.Mean.Efficiency*m) / (n + m)
+		}
+		if logf != nil {
+			if math.IsInf(score, -1) {
+				logf("rechecked %.12s: it failed on a seed (%s), so it cannot lead", id, more.Error)
+			} else {
+				logf("rechecked %.12s: efficiency %.3f on the %d evaluation seeds, %.3f on %d more, %.3f over both",
+					id, ev.Mean.Efficiency, len(ev.PerSeed), more.Mean.Efficiency, len(more.PerSeed), score)
+			}
+		}
+		return score, nil
+	}
+}
