@@ -248,6 +248,13 @@ func TestEvolveConfigFileAndRuns(t *testing.T) {
 	}
 	_, run := evolveEvents(t, "--store", db, "--config", cfg, "--iterations", "1", "--candidates", "2", "--local-rounds", "2")
 	out, _ := cli(t, "runs", "show", run.ID, "--store", db)
+	// The champion was rechecked on the 20 seeds after 0-4, and runs
+	// show says so, with its score over all 25.
+	for _, want := range []string{`"recheck": 20`, "each contender rechecked on seeds 5–24 as well", "over seeds 0–24, rechecked), equality"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("runs show does not say %q:\n%s", want, out)
+		}
+	}
 	// Each candidate's policy is described alike by runs show, pool show
 	// and the report (a local round's version as a refine).
 	s, err := store.Open(db, store.Options{ReadOnly: true})

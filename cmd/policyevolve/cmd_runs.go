@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
 	"policyevolve/evolve"
+	"policyevolve/evolve/episode"
 	"policyevolve/store"
 )
 
@@ -169,6 +172,10 @@ and the champion after it.`, stdout)
 		u.Proposals, u.LLMCalls, u.InputTokens, u.OutputTokens, u.CostWords(), u.Episodes, (time.Duration(u.WallSeconds) * time.Second).String())
 	pretty, _ := json.MarshalIndent(cfg, "  ", "  ")
 	fmt.Fprintf(stdout, "configuration:\n  %s\n", pretty)
+	rechecked, err := rechecks(s, cfg, its)
+	if err != nil {
+		return err
+	}
 	for _, it := range its {
 		fmt.Fprintf(stdout, "\niteration %d", it.Index)
 		if !it.Done {
@@ -238,8 +245,11 @@ and the champion after it.`, stdout)
 			fmt.Fprintf(stdout, "  refused or failed on the way: %s\n", r)
 		}
 		if it.Champion != "" {
-			fmt.Fprintf(stdout, "  champion by %s %.12s: efficiency %.4f, equality %.4f, sustainability %.2f, peace %.3f",
-				cfg.Objective, it.Champion, it.Best.Efficiency, it.Best.Equality, it.Best.Sustainability, it.Best.Peace)
+			fmt.Fprintf(stdout, "  champion by %s %.12s: efficiency %.4f", cfg.Objective, it.Champion, it.Best.Efficiency)
+			if r, ok := rechecked[it.Champion]; ok {
+				fmt.Fprintf(stdout, " (%s)", r)
+			}
+			fmt.Fprintf(stdout, ", equality %.4f, sustainability %.2f, peace %.3f", it.Best.Equality, it.Best.Sustainability, it.Best.Peace)
 			if it.BestElo != 0 {
 				fmt.Fprintf(stdout, ", Elo %.0f", it.BestElo)
 			}
@@ -307,4 +317,64 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// rechecks says, for each champion of its that was rechecked
+// (JobConfig.Recheck), its efficiency over the evaluation and recheck
+// seeds together, as the run ranked it: "3.5310 over seeds 0–24,
+// rechecked". A champion not rechecked (a pool member crowned by its
+// rating, a run without a recheck) has none.
+func rechecks(s *store.Store, cfg evolve.JobConfig, its []store.Iteration) (map[string]string, error) {
+	seeds := cfg.RecheckSeeds()
+	if len(seeds) == 0 || cfg.Mode == evolve.ModeGEPA {
+		return nil, nil
+	}
+	env, err := episode.ResolveEnv(cfg.Game, cfg.Map, cfg.Agents, cfg.Steps)
+	if err != nil {
+		return nil, nil // a map file moved since: the evaluation seeds' figures are shown alone
+	}
+	out := map[string]string{}
+	err = s.View(func(tx *store.Tx) error {
+		for _, it := range its {
+			if it.Champion == "" {
+				continue
+			}
+			if _, done := out[it.Champion]; done {
+				continue
+			}
+			ev, err := tx.Evaluation(it.Champion, env.Config, cfg.EvalSeeds)
+			if err != nil {
+				if errors.Is(err, store.ErrNotFound) {
+					continue
+				}
+				return err
+			}
+			more, err := tx.Evaluation(it.Champion, env.Config, seeds)
+			if err != nil {
+				if errors.Is(err, store.ErrNotFound) {
+					continue
+				}
+				return err
+			}
+			n, m := float64(len(ev.PerSeed)), float64(len(more.PerSeed))
+			all := slices.Concat(cfg.EvalSeeds, seeds)
+			out[it.Champion] = fmt.Sprintf("%.4f over seeds %s, rechecked", (ev.Mean.Efficiency*n+more.Mean.Efficiency*m)/(n+m), seedWords(all))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// seedWords writes a seed set as "0–24" when it runs without a gap,
+// else as a list.
+func seedWords(seeds []uint64) string {
+	seeds = slices.Compact(slices.Sorted(slices.Values(seeds)))
+	if len(seeds) > 1 && seeds[len(seeds)-1]-seeds[0] == uint64(len(seeds)-1) {
+		return fmt.Sprintf("%d–%d", seeds[0], seeds[len(seeds)-1])
+	}
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = strconv.FormatUint(s, 10)
+	}
+	return strings.Join(parts, ",")
 }
