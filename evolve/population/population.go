@@ -805,13 +805,13 @@ func (m *Mode) invasionTests(ctx context.Context, it *store.Iteration) error {
 	return m.run.Save(it)
 }
 
-// Champion is the run's best policy under the objective (pool.Champion,
-// each contender rechecked on Config.Recheck's seeds before it is taken:
-// search.Crown) among its candidates that were evaluated and challenged
-// the pool: under
+// Champion is the run's best policy under the objective (pool.Champion)
+// among its candidates that were evaluated and challenged the pool: under
 // elo the highest rated of those in the global pool, else the best in
 // self-play; under welfare the best in self-play; under robust the best in
 // self-play among those that resisted invasion, else the least invaded.
+// "Best in self-play" is rechecked: each contender the rule picks is
+// played on Config.Recheck's seeds too before it is taken (search.Crown).
 func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champion, error) {
 	var cs []store.Candidate
 	var es []pool.Entrant
