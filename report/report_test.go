@@ -388,3 +388,22 @@ func TestReplayBuiltin(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSeedsNote: a run's page names the seeds its contenders for
+// champion were rechecked on, when it rechecked (chain and population),
+// and not for GEPA or a run stored before rechecks (off).
+func TestSeedsNote(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  evolve.JobConfig
+		want string
+	}{
+		{evolve.JobConfig{Mode: evolve.ModeChain}, "self-play 0-4, contenders for champion also 5-24, matches 0"},
+		{evolve.JobConfig{Mode: evolve.ModePopulation, EvalSeeds: []uint64{0, 1}, Recheck: evolve.On(3)}, "self-play 0,1, contenders for champion also 2-4, matches 0"},
+		{evolve.JobConfig{Mode: evolve.ModePopulation, Recheck: evolve.Off[int]()}, "self-play 0-4, matches 0"},
+		{evolve.JobConfig{Mode: evolve.ModeGEPA}, "self-play 0-4, matches 0"},
+	} {
+		if got := seedsNote(tc.cfg.WithDefaults()); got != tc.want {
+			t.Errorf("%s, recheck %v: %q, want %q", tc.cfg.Mode, tc.cfg.Recheck, got, tc.want)
+		}
+	}
+}
