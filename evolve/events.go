@@ -51,6 +51,11 @@ type Event struct {
 	Champion        string         `json:"champion,omitempty"`
 	ChampionMetrics *store.Metrics `json:"champion_metrics,omitempty"`
 	ChampionElo     float64        `json:"champion_elo,omitempty"`
+	// ChampionRechecked, on iteration-done, is the champion's mean
+	// efficiency over the evaluation and recheck seeds when it was
+	// rechecked before it was crowned (JobConfig.Recheck): what it was
+	// ranked by.
+	ChampionRechecked *float64 `json:"champion_rechecked,omitempty"`
 	// BestCandidate is the iteration's best candidate under the run's
 	// objective (iteration-done), whether or not it became champion.
 	BestCandidate *Standing      `json:"best_candidate,omitempty"`

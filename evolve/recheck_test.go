@@ -21,6 +21,12 @@ func TestRecheckCrowns(t *testing.T) {
 			cfg := tinyConfig(mode)
 			cfg.Objective, cfg.Recheck = pool.Welfare, On(3)
 			j := newJob(t, cfg)
+			rechecks := map[int]*float64{} // iteration-done events' ChampionRechecked
+			j.Events = ReporterFunc(func(e Event) {
+				if e.Kind == EventIterationDone {
+					rechecks[e.Iteration] = e.ChampionRechecked
+				}
+			})
 			run, err := j.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -75,6 +81,11 @@ func TestRecheckCrowns(t *testing.T) {
 					}
 					if best >= 0 && it.Champion != es[best].ID {
 						t.Errorf("iteration %d: champion %.12s, want %.12s, the best rechecked", it.Index, it.Champion, es[best].ID)
+					}
+					if r := rechecks[it.Index]; best >= 0 && r == nil {
+						t.Errorf("iteration %d: the event has no rechecked score, want %v", it.Index, es[best].Welfare)
+					} else if best >= 0 && math.Abs(*r-es[best].Welfare) > 1e-12 {
+						t.Errorf("iteration %d: the event's rechecked score is %v, want %v", it.Index, *r, es[best].Welfare)
 					}
 					// Welfare values rechecked stay: the next iteration's
 					// rule starts from the evaluation seeds again.

@@ -251,7 +251,7 @@ func (j *Job) closeIteration(ctx context.Context, it *store.Iteration, mode sear
 	lap := now.Sub(j.lap)
 	j.lap = now
 	j.emit(Event{Kind: EventIterationDone, Iteration: it.Index, Champion: c.Policy, ChampionMetrics: &c.Metrics,
-		ChampionElo: c.Elo, BestCandidate: j.bestCandidate(it), Profile: &lap})
+		ChampionElo: c.Elo, ChampionRechecked: c.Rechecked, BestCandidate: j.bestCandidate(it), Profile: &lap})
 	return nil
 }
 

@@ -83,10 +83,12 @@ func TestProgressOffATerminal(t *testing.T) {
 	p.beat(every)
 	check("25 s after the candidate's line: nothing")
 
+	rechecked := 1.475 // its mean over the evaluation and recheck seeds
 	p.Report(evolve.Event{Kind: evolve.EventIterationDone, Run: "run-1", Iteration: 0, Iterations: 2, Completed: 1,
-		Objective: "welfare", Champion: "0123456789abcdef", ChampionMetrics: &store.Metrics{Efficiency: 1.5}, Usage: store.RunUsage{Proposals: 3}})
+		Objective: "welfare", Champion: "0123456789abcdef", ChampionMetrics: &store.Metrics{Efficiency: 1.5}, ChampionRechecked: &rechecked,
+		Usage: store.RunUsage{Proposals: 3}})
 	p.Report(evolve.Event{Kind: evolve.EventStopped, Run: "run-1", Iteration: 0, Iterations: 2, Completed: 1, Message: "time budget reached (1s)"})
-	want = append(want, "iteration 0 done (1 of 2): champion by welfare 01234567 efficiency 1.500 — 3 calls",
+	want = append(want, "iteration 0 done (1 of 2): champion by welfare 01234567 efficiency 1.500 (1.475 rechecked) — 3 calls",
 		"run-1 stopped: time budget reached (1s) — iteration 0 done (1 of 2)")
 	check("iteration done and stopped")
 

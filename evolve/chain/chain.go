@@ -128,9 +128,9 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 	if err != nil {
 		return search.Champion{}, err
 	}
-	best, err := search.Crown(ctx, pool.Welfare, es, search.Rechecker(m.run.Arena(), m.cfg.Recheck, m.run.Logf))
+	best, rechecked, err := search.Crown(ctx, pool.Welfare, es, search.Rechecker(m.run.Arena(), m.cfg.Recheck, m.run.Logf))
 	if err != nil || best < 0 {
 		return search.Champion{}, err
 	}
-	return search.Champion{Policy: cs[best].Policy, Metrics: cs[best].Metrics}, nil
+	return search.Champion{Policy: cs[best].Policy, Metrics: cs[best].Metrics, Rechecked: search.RecheckedScore(es, best, rechecked)}, nil
 }

@@ -250,7 +250,7 @@ func (m *Mode) recheckLead(ctx context.Context, it *store.Iteration, sources []p
 	for i, mb := range sources {
 		es[i] = pool.Entrant{ID: mb.ID, Welfare: mb.Efficiency}
 	}
-	if _, err := search.Crown(ctx, pool.Welfare, es, recheck); err != nil {
+	if _, _, err := search.Crown(ctx, pool.Welfare, es, recheck); err != nil {
 		return err
 	}
 	for i := range sources {
@@ -854,11 +854,12 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 	if err != nil {
 		return search.Champion{}, err
 	}
-	best, err := search.Crown(ctx, m.cfg.Objective, es, m.recheck())
+	best, rechecked, err := search.Crown(ctx, m.cfg.Objective, es, m.recheck())
 	if err != nil || best < 0 {
 		return search.Champion{}, err
 	}
 	ch := search.Champion{Policy: cs[best].Policy, Metrics: cs[best].Metrics}
+	ch.Rechecked = search.RecheckedScore(es, best, rechecked)
 	if es[best].Member {
 		ch.Elo = es[best].Elo
 	}

@@ -25,20 +25,32 @@ type Recheck func(ctx context.Context, id string) (float64, error)
 // (docs/evolution.md, "Why the search stalled", cause 11). A nil recheck
 // leaves pool.Champion's pick. Under elo a member of the pool is picked
 // by its rating, which a recheck does not change: it is not rechecked.
-// The rechecked scores stay in es.
-func Crown(ctx context.Context, o pool.Objective, es []pool.Entrant, recheck Recheck) (int, error) {
+// The rechecked scores stay in es; rechecked says whether the pick's is
+// one.
+func Crown(ctx context.Context, o pool.Objective, es []pool.Entrant, recheck Recheck) (k int, rechecked bool, err error) {
 	done := make([]bool, len(es))
 	for {
 		k := pool.Champion(o, es)
 		if k < 0 || recheck == nil || done[k] || (o.OrElo() == pool.Elo && es[k].Member) {
-			return k, nil
+			return k, k >= 0 && done[k], nil
 		}
 		w, err := recheck(ctx, es[k].ID)
 		if err != nil {
-			return -1, err
+			return -1, false, err
 		}
 		es[k].Welfare, done[k] = w, true
 	}
+}
+
+// RecheckedScore is what a Champion's Rechecked holds for Crown's pick k
+// of es: its rechecked score, or nil when it was not rechecked or failed
+// on a recheck seed (crowned only because every contender did).
+func RecheckedScore(es []pool.Entrant, k int, rechecked bool) *float64 {
+	if k < 0 || !rechecked || math.IsInf(es[k].Welfare, 0) {
+		return nil
+	}
+	w := es[k].Welfare
+	return &w
 }
 
 // Rechecker returns the Recheck that plays a policy in a's self-play on

@@ -66,6 +66,13 @@ func TestCrown(t *testing.T) {
 			want:  "c", asked: []string{"b", "c", "a"},
 		},
 		{
+			name:  "when every contender fails on a recheck seed, the first is crowned, with no rechecked score",
+			o:     pool.Welfare,
+			es:    []pool.Entrant{{ID: "a", Welfare: 3.0}, {ID: "b", Welfare: 5.0}},
+			score: map[string]float64{"a": fail, "b": fail},
+			want:  "a", asked: []string{"b", "a"},
+		},
+		{
 			name:  "one that fails on a recheck seed cannot lead",
 			o:     pool.Welfare,
 			es:    []pool.Entrant{{ID: "a", Welfare: 3.0}, {ID: "b", Welfare: 5.0}},
@@ -106,9 +113,12 @@ func TestCrown(t *testing.T) {
 				r = nil
 			}
 			es := slices.Clone(tc.es)
-			k, err := Crown(context.Background(), tc.o, es, r)
+			k, rechecked, err := Crown(context.Background(), tc.o, es, r)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if want := k >= 0 && slices.Contains(f.asked, es[k].ID); rechecked != want {
+				t.Errorf("rechecked %v, want %v", rechecked, want)
 			}
 			got := ""
 			if k >= 0 {
@@ -116,6 +126,12 @@ func TestCrown(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Errorf("champion %q, want %q", got, tc.want)
+			}
+			switch score := RecheckedScore(es, k, rechecked); {
+			case rechecked && !math.IsInf(tc.score[got], 0) && (score == nil || *score != tc.score[got]):
+				t.Errorf("rechecked score %v, want %v", score, tc.score[got])
+			case (!rechecked || math.IsInf(tc.score[got], 0)) && score != nil:
+				t.Errorf("rechecked score %v, want none", *score)
 			}
 			if !slices.Equal(f.asked, tc.asked) {
 				t.Errorf("rechecked %q, want %q", f.asked, tc.asked)
@@ -133,7 +149,7 @@ func TestCrown(t *testing.T) {
 func TestCrownRecheckError(t *testing.T) {
 	f := &fakeRecheck{score: map[string]float64{}}
 	es := []pool.Entrant{{ID: "a", Welfare: 1}}
-	if k, err := Crown(context.Background(), pool.Welfare, es, f.recheck); err == nil || k != -1 {
+	if k, _, err := Crown(context.Background(), pool.Welfare, es, f.recheck); err == nil || k != -1 {
 		t.Fatalf("Crown = %d, %v; want -1 and the recheck's error", k, err)
 	}
 }

@@ -36,6 +36,10 @@ type Champion struct {
 	Policy  string
 	Metrics store.Metrics
 	Elo     float64
+	// Rechecked, when the champion was rechecked before it was crowned
+	// (Crown), is its mean efficiency over the evaluation and recheck
+	// seeds, what it was ranked by.
+	Rechecked *float64
 }
 
 // Run is the job a mode runs in, as the mode sees it: where it stores,
