@@ -405,11 +405,12 @@ func (c *JobConfig) UnmarshalJSON(b []byte) error {
 // RecheckSeeds are the seeds a contender for champion is played on
 // besides the evaluation seeds: the Recheck seeds that follow the
 // largest evaluation seed (5–24 for the default 0–4 and 20), none when
-// Recheck is off. Defaults are applied first.
+// Recheck is off, and none in gepa mode (a prompt's score is its Pareto
+// front's). Defaults are applied first.
 func (c JobConfig) RecheckSeeds() []uint64 {
 	c = c.WithDefaults()
 	n := c.Recheck.Value()
-	if n <= 0 || n > MaxRecheck {
+	if n <= 0 || n > MaxRecheck || c.Mode == ModeGEPA {
 		return nil
 	}
 	last := c.EvalSeeds[len(c.EvalSeeds)-1]

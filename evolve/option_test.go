@@ -166,6 +166,9 @@ func TestRecheckSeeds(t *testing.T) {
 		{[]uint64{0, 1, 2, 3, 4}, On(0), nil},
 	} {
 		c := JobConfig{EvalSeeds: tc.eval, Recheck: tc.recheck}
+		if got := (JobConfig{Mode: ModeGEPA, EvalSeeds: tc.eval, Recheck: tc.recheck}).RecheckSeeds(); got != nil {
+			t.Errorf("gepa, eval seeds %v, recheck %v: recheck seeds %v, want none", tc.eval, tc.recheck, got)
+		}
 		if got := c.RecheckSeeds(); !slices.Equal(got, tc.want) {
 			t.Errorf("eval seeds %v, recheck %v: recheck seeds %v, want %v", tc.eval, tc.recheck, got, tc.want)
 		}

@@ -287,7 +287,7 @@ func (p *runPage) eloChart(r *Run) {
 // recheck (chain and population runs), matches.
 func seedsNote(cfg evolve.JobConfig) string {
 	note := "self-play " + seedList(cfg.EvalSeeds)
-	if recheck := cfg.RecheckSeeds(); len(recheck) > 0 && cfg.Mode != evolve.ModeGEPA {
+	if recheck := cfg.RecheckSeeds(); len(recheck) > 0 {
 		note += ", contenders for champion also " + seedList(recheck)
 	}
 	return note + ", matches " + seedList(cfg.MatchSeeds)

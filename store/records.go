@@ -138,6 +138,24 @@ type Evaluation struct {
 	Created time.Time    `json:"created"`
 }
 
+// PooledEfficiency is a policy's mean efficiency over every seed of its
+// evaluations evs (on different seeds), each weighted by its seeds;
+// false when one of them failed.
+func PooledEfficiency(evs ...*Evaluation) (float64, bool) {
+	var sum, n float64
+	for _, ev := range evs {
+		if ev.Status != StatusOK {
+			return 0, false
+		}
+		sum += ev.Mean.Efficiency * float64(len(ev.PerSeed))
+		n += float64(len(ev.PerSeed))
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / n, true
+}
+
 // Match is one match between A and B (two episodes, sides swapped).
 type Match struct {
 	A       string    `json:"a"`

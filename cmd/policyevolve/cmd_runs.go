@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -326,55 +325,35 @@ func orDash(s string) string {
 // rating, a run without a recheck) has none.
 func rechecks(s *store.Store, cfg evolve.JobConfig, its []store.Iteration) (map[string]string, error) {
 	seeds := cfg.RecheckSeeds()
-	if len(seeds) == 0 || cfg.Mode == evolve.ModeGEPA {
+	if len(seeds) == 0 {
 		return nil, nil
 	}
 	env, err := episode.ResolveEnv(cfg.Game, cfg.Map, cfg.Agents, cfg.Steps)
 	if err != nil {
 		return nil, nil // a map file moved since: the evaluation seeds' figures are shown alone
 	}
+	all := seedWords(slices.Concat(cfg.EvalSeeds, seeds))
 	out := map[string]string{}
 	err = s.View(func(tx *store.Tx) error {
 		for _, it := range its {
-			if it.Champion == "" {
+			if _, done := out[it.Champion]; it.Champion == "" || done {
 				continue
 			}
-			if _, done := out[it.Champion]; done {
-				continue
-			}
-			ev, err := tx.Evaluation(it.Champion, env.Config, cfg.EvalSeeds)
-			if err != nil {
+			var evs []*store.Evaluation
+			for _, on := range [][]uint64{cfg.EvalSeeds, seeds} {
+				ev, err := tx.Evaluation(it.Champion, env.Config, on)
 				if errors.Is(err, store.ErrNotFound) {
-					continue
+					break
+				} else if err != nil {
+					return err
 				}
-				return err
+				evs = append(evs, ev)
 			}
-			more, err := tx.Evaluation(it.Champion, env.Config, seeds)
-			if err != nil {
-				if errors.Is(err, store.ErrNotFound) {
-					continue
-				}
-				return err
+			if score, ok := store.PooledEfficiency(evs...); ok && len(evs) == 2 {
+				out[it.Champion] = fmt.Sprintf("%.4f over seeds %s, rechecked", score, all)
 			}
-			n, m := float64(len(ev.PerSeed)), float64(len(more.PerSeed))
-			all := slices.Concat(cfg.EvalSeeds, seeds)
-			out[it.Champion] = fmt.Sprintf("%.4f over seeds %s, rechecked", (ev.Mean.Efficiency*n+more.Mean.Efficiency*m)/(n+m), seedWords(all))
 		}
 		return nil
 	})
 	return out, err
-}
-
-// seedWords writes a seed set as "0–24" when it runs without a gap,
-// else as a list.
-func seedWords(seeds []uint64) string {
-	seeds = slices.Compact(slices.Sorted(slices.Values(seeds)))
-	if len(seeds) > 1 && seeds[len(seeds)-1]-seeds[0] == uint64(len(seeds)-1) {
-		return fmt.Sprintf("%d–%d", seeds[0], seeds[len(seeds)-1])
-	}
-	parts := make([]string, len(seeds))
-	for i, s := range seeds {
-		parts[i] = strconv.FormatUint(s, 10)
-	}
-	return strings.Join(parts, ",")
 }

@@ -49,8 +49,8 @@ func gamesWord(o pool.Objective) string {
 // objectiveSentence says what a run's objective decided, in a sentence.
 func objectiveSentence(cfg evolve.JobConfig) string {
 	best := "the best in self-play"
-	if seeds := cfg.RecheckSeeds(); len(seeds) > 0 && cfg.Mode != evolve.ModeGEPA {
-		best += fmt.Sprintf(" (each contender rechecked on seeds %d–%d as well)", seeds[0], seeds[len(seeds)-1])
+	if seeds := cfg.RecheckSeeds(); len(seeds) > 0 {
+		best += fmt.Sprintf(" (each contender rechecked on seeds %s as well)", seedWords(seeds))
 	}
 	if cfg.Mode != evolve.ModePopulation {
 		return "a " + cfg.Mode + " run has no pool: its champion is " + best

@@ -2,9 +2,24 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
+
+// seedWords writes a seed set as "0–24" when it runs without a gap,
+// else as a comma-separated list.
+func seedWords(seeds []uint64) string {
+	seeds = slices.Compact(slices.Sorted(slices.Values(seeds)))
+	if len(seeds) > 1 && seeds[len(seeds)-1]-seeds[0] == uint64(len(seeds)-1) {
+		return fmt.Sprintf("%d–%d", seeds[0], seeds[len(seeds)-1])
+	}
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = strconv.FormatUint(s, 10)
+	}
+	return strings.Join(parts, ",")
+}
 
 // maxSeeds bounds a seed list, so that a typo like 0-99999999999 is an
 // error rather than an endless job.

@@ -275,7 +275,7 @@ func (e *Experiment) Validate() error {
 		for _, seen := range []struct {
 			what  string
 			seeds []uint64
-		}{{"an evaluation seed", cfg.EvalSeeds}, {"a recheck seed (--recheck)", cfg.Decisive().RecheckSeeds()}} {
+		}{{"an evaluation seed", cfg.EvalSeeds}, {"a recheck seed (--recheck)", cfg.RecheckSeeds()}} {
 			for _, s := range e.HeldOut {
 				if slices.Contains(seen.seeds, s) {
 					return fmt.Errorf("held-out seed %d is %s of the %s runs: they chose their champions on it", s, seen.what, m.Label)

@@ -71,10 +71,9 @@ func Rechecker(a *arena.Arena, seeds []uint64, logf func(format string, args ...
 		if err != nil {
 			return 0, fmt.Errorf("recheck %.12s: %w", id, err)
 		}
-		score := math.Inf(-1)
-		if ev.Status == store.StatusOK && more.Status == store.StatusOK {
-			n, m := float64(len(ev.PerSeed)), float64(len(more.PerSeed))
-			score = (ev.Mean.Efficiency*n + more.Mean.Efficiency*m) / (n + m)
+		score, ok := store.PooledEfficiency(ev, more)
+		if !ok {
+			score = math.Inf(-1)
 		}
 		if logf != nil {
 			if math.IsInf(score, -1) {
