@@ -27,7 +27,8 @@ func backends() []sandbox.Backend {
 // cycling through the kinds so that a handful covers every module (the
 // first is a Gathering genome of zones, whose timing needs regrowth).
 // Zones take their costliest options: timed, shared (cut again as the
-// harvesters change), matched and refined, and in Gathering on a tour.
+// harvesters change), matched and refined, and in Gathering on a tour;
+// the cycle skips spawns to fit a period shorter than itself.
 func coveringGenomes(seed int64, n int) []Genome {
 	rng := rand.New(rand.NewSource(seed))
 	cleaning := []string{Fixed, Adaptive, NoCleaning}
@@ -47,6 +48,9 @@ func coveringGenomes(seed int64, n int) []Genome {
 		g.randomize(space10, rng, "") // parameters for the kinds set above
 		if z := &g.Harvest.Zones; g.Harvest.Kind == Zones {
 			z.Timed, z.Share, z.Match, z.Refine, z.Tour = true, true, true, 1+z.Refine%maxRefine, i%4 == 0
+		}
+		if c := &g.Harvest.Cycle; g.Harvest.Kind == Cycle { // a period the cycle is longer than: it skips spawns
+			c.Spacing, c.Drop = c.Spacing%25, 1+c.Drop%maxDrop
 		}
 		out = append(out, g)
 	}

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"context"
 	"math/rand"
 	"slices"
 	"strings"
@@ -83,7 +84,7 @@ func TestCycleSpacesTheAgents(t *testing.T) {
 }
 
 // TestCycleKeepsTheStepDeadline: the cycle, made and shortened in the
-// first steps, keeps within the sandbox's default step deadline on the
+// first steps and skipping as many spawns as Drop allows, keeps within the sandbox's default step deadline on the
 // interpreter, beaming itself in self-play (tagged-out agents and all).
 // The deadline counts CPU time, so a busy machine does not make it fail;
 // the policy needs about a fifth of it.
@@ -91,7 +92,7 @@ func TestCycleKeepsTheStepDeadline(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the interpreter's worker is not built under the race detector")
 	}
-	g := cycleGenome(CycleParams{Spacing: 25, Lead: 2, Sorted: true},
+	g := cycleGenome(CycleParams{Spacing: 25, Lead: 2, Sorted: true, Drop: maxDrop},
 		Aggression{Kind: Opportunistic, Opportunistic: OpportunisticParams{Reach: maxReach, Turn: true}})
 	playOnYaegi(t, g, 300)
 }
@@ -164,4 +165,79 @@ func cycleLength(k *kit) int {
 		length += abs(k.spawnR[i]-k.spawnR[e]) + abs(k.spawnC[i]-k.spawnC[e])
 	}
 	return length
+}
+
+// TestCycleDrop: Drop skips at most that many spawns, one at a time the
+// one whose removal shortens the cycle most, while the cycle is longer
+// than the period of Spacing steps an agent: the cycle keeps every other
+// spawn once, each removal shortens it by the most any removal could, and
+// it stops once the cycle fits. On the paper's large Gathering map, where
+// the shortest cycles are longer than ten agents walk in the 25 steps an
+// apple takes to grow back, skipping spawns to fit 25 steps an agent
+// harvests more than skipping none, a larger Drop plays the same (the
+// cycle already fits), and skipping to fit a shorter period harvests
+// less (the agents come back before the apples have grown).
+func TestCycleDrop(t *testing.T) {
+	m, err := envs.BuiltinMap(ssd.Gathering, "large")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, n := firstView(t, m, 10), len(m.Apples)
+	k := newKit()
+	k.begin(v, 0)
+	k.cycleFor(v, 943)
+	k.improveTours(1 << 30)
+	full := slices.Clone(k.tour[0])
+	leg := func(a, b int) int { return abs(k.spawnR[a]-k.spawnR[b]) + abs(k.spawnC[a]-k.spawnC[b]) }
+	length := func(t []int) int {
+		l := 0
+		for j, i := range t {
+			l += leg(i, t[(j+1)%len(t)])
+		}
+		return l
+	}
+	prev := full
+	for drop := 1; drop <= 8; drop++ {
+		got := dropSpawns(slices.Clone(full), k.spawnR, k.spawnC, drop, 0)
+		if len(got) != n-drop || len(slices.Compact(slices.Sorted(slices.Values(got)))) != n-drop {
+			t.Fatalf("drop %d: a cycle of %d spawns, want %d distinct", drop, len(got), n-drop)
+		}
+		most := 0 // the most one removal from the previous cycle saves
+		for j, i := range prev {
+			a, b := prev[(j+len(prev)-1)%len(prev)], prev[(j+1)%len(prev)]
+			most = max(most, leg(a, i)+leg(i, b)-leg(a, b))
+		}
+		if length(prev)-length(got) != most {
+			t.Errorf("drop %d: %d steps round, %d shorter than with %d dropped; the best removal saves %d",
+				drop, length(got), length(prev)-length(got), drop-1, most)
+		}
+		prev = got
+	}
+	for _, fit := range []int{length(full), length(full) - 1, 250, 200} {
+		got := dropSpawns(slices.Clone(full), k.spawnR, k.spawnC, maxDrop, fit)
+		l := length(got)
+		fewer := dropSpawns(slices.Clone(full), k.spawnR, k.spawnC, n-len(got)-1, 0)
+		if len(got) < n-maxDrop || (len(got) > n-maxDrop && l > fit) || (len(got) < n && length(fewer) <= fit) {
+			t.Errorf("fit %d: %d spawns skipped, %d steps round (one fewer skipped: %d steps)", fit, n-len(got), l, length(fewer))
+		}
+		t.Logf("fit %d: %d spawns skipped, %d steps round", fit, n-len(got), l)
+	}
+	if got := dropSpawns([]int{0, 1, 2}, k.spawnR, k.spawnC, 5, 0); len(got) != 2 {
+		t.Errorf("dropping 5 of 3 spawns left %d, want 2 kept", len(got))
+	}
+
+	e := &Evaluator{Map: m, Agents: 10, Steps: 1000, Seeds: []uint64{100, 101}}
+	score := func(spacing, drop int) float64 {
+		s, err := e.Score(context.Background(), cycleGenome(CycleParams{Start: 943, Spacing: spacing, Lead: 8, Sorted: true, Drop: drop}, Aggression{Kind: Never}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	none, fit, more, short := score(25, 0), score(25, 5), score(25, 15), score(20, 15)
+	t.Logf("efficiency fitting 25 steps an agent with 0, 5 and 15 spawns to skip: %.4f, %.4f, %.4f; fitting 20 with 15: %.4f", none, fit, more, short)
+	if fit <= none || more != fit || short >= fit {
+		t.Errorf("efficiency fitting 25 steps an agent with 0, 5 and 15 spawns to skip: %.4f, %.4f, %.4f; fitting 20 with 15: %.4f;"+
+			" want the second best, the third the same", none, fit, more, short)
+	}
 }

@@ -126,6 +126,7 @@ const (
 	maxDensity = 0.6 // Low, High (the river saturates at the depletion threshold, 0.4 by default)
 	maxRefine  = 8   // Refine
 	maxStart   = 999 // Start: thousandths of the spawns
+	maxDrop    = 20  // Drop: spawns
 )
 
 func ip(name string, v *int, lo, hi int) param {
@@ -161,7 +162,8 @@ func (g *Genome) params(s Space) []param {
 	case Cycle:
 		c := &h.Cycle
 		out = append(out, ip("harvest.Spacing", &c.Spacing, 0, maxRest), ip("harvest.Lead", &c.Lead, 0, maxSteps),
-			bp("harvest.Sorted", &c.Sorted), ip("harvest.Start", &c.Start, 0, maxStart))
+			bp("harvest.Sorted", &c.Sorted), ip("harvest.Start", &c.Start, 0, maxStart),
+			ip("harvest.Drop", &c.Drop, 0, maxDrop))
 	}
 	a := &g.Aggression
 	aim := func(reach *int, turn *bool, rest *int) {

@@ -9,7 +9,8 @@ import (
 // the agents spaced evenly along it, so that each spawn is visited once a
 // period. The cycle is made by nearest neighbour from the spawn Start
 // picks and shortened by 2-opt over the first steps; until it is done the
-// agents go for the nearest alive apple.
+// agents go for the nearest alive apple. Then it skips up to Drop spawns
+// that lengthen it most, to fit in Spacing steps an agent.
 type CycleParams struct {
 	// Start picks the spawn the nearest-neighbour construction starts
 	// from: spawn Start×n/1000 of the map's n, in the map's order. After
@@ -29,11 +30,20 @@ type CycleParams struct {
 	// stand along the cycle when it is done, turned so that they wait
 	// least for their places; else in id order.
 	Sorted bool
+	// Drop: how many spawns the cycle may skip, once 2-opt is done, to
+	// fit in a period of Spacing steps an agent: one at a time the one
+	// whose removal shortens it most (the first on ties), while it is
+	// longer than that. A cycle longer than the agents can walk in the
+	// time an apple takes to grow back spaces their visits of every spawn
+	// more than that; skipping the spawns it detours for most trades their
+	// apples for a shorter round (docs/offline-planner.md).
+	Drop int
 }
 
 // harvestCycle walks the agent's place on the cycle: toward the first
 // spawn ahead of its place that it can reach by the time its place gets
-// there, standing on it until then. The cycle keeps its order in
+// there, standing on it until then. Once 2-opt is done, before the places
+// are given, the cycle skips up to Drop spawns. The cycle keeps its order in
 // k.tour[0], its 2-opt in k.opt[0] and the agents' places at the step the
 // cycle was done in k.tourAt (the zones' fields: a genome has one harvest
 // kind).
@@ -47,6 +57,10 @@ func (k *kit) harvestCycle(v *ssd.View, agent int, p *CycleParams) int {
 		return ssd.Stand
 	}
 	rs, cs := k.spawnR, k.spawnC
+	if k.tourAt == nil && p.Drop > 0 {
+		t = dropSpawns(t, rs, cs, p.Drop, p.Spacing*k.n)
+		k.tour[0] = t
+	}
 	n := len(t)
 	length := 0
 	for j := 0; j < n; j++ {
@@ -93,6 +107,30 @@ func (k *kit) harvestCycle(v *ssd.View, agent int, p *CycleParams) int {
 		return ssd.DirectionToAction(dr, dc, v.Orientation(agent))
 	}
 	return ssd.Stand
+}
+
+// dropSpawns removes at most drop spawns from the cycle t (indices into
+// rs and cs, the spawns' rows and columns), one at a time the one whose
+// removal shortens it most (the first on ties), while it is longer than
+// fit steps; it keeps at least two.
+func dropSpawns(t, rs, cs []int, drop, fit int) []int {
+	leg := func(a, b int) int { return abs(rs[a]-rs[b]) + abs(cs[a]-cs[b]) }
+	length := 0
+	for j, i := range t {
+		length += leg(i, t[(j+1)%len(t)])
+	}
+	for ; drop > 0 && len(t) > 2 && length > fit; drop-- {
+		n, best, most := len(t), 0, -1
+		for j, i := range t {
+			a, b := t[(j+n-1)%n], t[(j+1)%n]
+			if save := leg(a, i) + leg(i, b) - leg(a, b); save > most {
+				best, most = j, save
+			}
+		}
+		t = append(t[:best], t[best+1:]...)
+		length -= most
+	}
+	return t
 }
 
 // cycleFor makes the cycle when there is none yet, from the spawn start
