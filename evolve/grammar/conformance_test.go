@@ -25,7 +25,7 @@ func backends() []sandbox.Backend {
 
 // coveringGenomes draws n genomes from seed, alternating the games and
 // cycling through the kinds so that a handful covers every module (the
-// first is a Gathering genome of zones, whose timing needs regrowth).
+// first is a Gathering genome of the cycle, whose timing needs regrowth).
 // Zones take their costliest options: timed, shared (cut again as the
 // harvesters change), matched and refined, and in Gathering on a tour;
 // the cycle skips spawns to fit a period shorter than itself.

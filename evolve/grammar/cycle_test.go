@@ -84,8 +84,8 @@ func TestCycleSpacesTheAgents(t *testing.T) {
 }
 
 // TestCycleKeepsTheStepDeadline: the cycle, made and shortened in the
-// first steps and skipping as many spawns as Drop allows, keeps within the sandbox's default step deadline on the
-// interpreter, beaming itself in self-play (tagged-out agents and all).
+// first steps and skipping spawns to fit 25 steps an agent, keeps within
+// the sandbox's default step deadline on the interpreter, beaming itself in self-play (tagged-out agents and all).
 // The deadline counts CPU time, so a busy machine does not make it fail;
 // the policy needs about a fifth of it.
 func TestCycleKeepsTheStepDeadline(t *testing.T) {

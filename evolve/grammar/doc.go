@@ -17,8 +17,9 @@
 //     apple spawns; a zone's harvester may walk, of the shortest paths
 //     to the apple it heads for, the one that passes most apples (Paths);
 //     (Gathering only, whose regrowth is a fixed time) one
-//     cycle through every spawn walked by all the agents, their places
-//     evenly spaced along it;
+//     cycle through the spawns walked by all the agents, their places
+//     evenly spaced along it, skipping the spawns it detours for most
+//     to fit a period (Drop);
 //   - aggression: never; opportunistic (any rival in reach); territorial
 //     (rivals near the apples of one's territory); retaliation (agents
 //     seen beaming one of ours); each may turn toward targets and hold

@@ -15,7 +15,7 @@ const (
 	Territory = "territory" // harvesting: own Voronoi territory first
 	Strips    = "strips"    // harvesting: column or row strips by agent id
 	Zones     = "zones"     // harvesting: compact zones of equal counts
-	Cycle     = "cycle"     // harvesting (Gathering): one cycle through every spawn, agents spaced along it
+	Cycle     = "cycle"     // harvesting (Gathering): one cycle through the spawns, agents spaced along it
 
 	Never         = "never"         // aggression: never beam
 	Opportunistic = "opportunistic" // aggression: beam any rival in reach
