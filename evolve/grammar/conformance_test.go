@@ -50,7 +50,7 @@ func coveringGenomes(seed int64, n int) []Genome {
 			z.Timed, z.Share, z.Match, z.Refine, z.Tour = true, true, true, 1+z.Refine%maxRefine, i%4 == 0
 		}
 		if c := &g.Harvest.Cycle; g.Harvest.Kind == Cycle { // a period the cycle is longer than: it skips spawns
-			c.Spacing, c.Drop = c.Spacing%25, 1+c.Drop%maxDrop
+			c.Spacing, c.Drop = c.Spacing%25, 5+c.Drop%(maxDrop-4)
 		}
 		out = append(out, g)
 	}
