@@ -158,13 +158,20 @@ func TestCycleStart(t *testing.T) {
 
 // cycleLength is the steps round k's cycle (rows plus columns, as the
 // cycle's own reckoning).
-func cycleLength(k *kit) int {
-	t, length := k.tour[0], 0
+func cycleLength(k *kit) int { return tourLength(k, k.tour[0]) }
+
+// tourLength is the steps round the cycle t of k's spawns.
+func tourLength(k *kit, t []int) int {
+	length := 0
 	for j, i := range t {
-		e := t[(j+1)%len(t)]
-		length += abs(k.spawnR[i]-k.spawnR[e]) + abs(k.spawnC[i]-k.spawnC[e])
+		length += spawnLeg(k, i, t[(j+1)%len(t)])
 	}
 	return length
+}
+
+// spawnLeg is the steps between k's spawns a and b.
+func spawnLeg(k *kit, a, b int) int {
+	return abs(k.spawnR[a]-k.spawnR[b]) + abs(k.spawnC[a]-k.spawnC[b])
 }
 
 // TestCycleDrop: Drop skips at most that many spawns, one at a time the
@@ -188,14 +195,8 @@ func TestCycleDrop(t *testing.T) {
 	k.cycleFor(v, 943)
 	k.improveTours(1 << 30)
 	full := slices.Clone(k.tour[0])
-	leg := func(a, b int) int { return abs(k.spawnR[a]-k.spawnR[b]) + abs(k.spawnC[a]-k.spawnC[b]) }
-	length := func(t []int) int {
-		l := 0
-		for j, i := range t {
-			l += leg(i, t[(j+1)%len(t)])
-		}
-		return l
-	}
+	leg := func(a, b int) int { return spawnLeg(k, a, b) }
+	length := func(t []int) int { return tourLength(k, t) }
 	prev := full
 	for drop := 1; drop <= 8; drop++ {
 		got := dropSpawns(slices.Clone(full), k.spawnR, k.spawnC, drop, 0)

@@ -76,10 +76,12 @@ func (g *Genome) describeHarvest() string {
 		return s + then(z.Roam, z.Wait, "zone") + paths
 	case Cycle:
 		c := h.Cycle
-		s := fmt.Sprintf("one cycle through every apple spawn (nearest neighbour from the spawn %d‰ along the map's, shortened by 2-opt; until then the nearest alive apple), ", c.Start)
+		spawns, skip := "every apple spawn", ""
 		if c.Drop > 0 {
-			s = fmt.Sprintf("one cycle through the apple spawns (nearest neighbour from the spawn %d‰ along the map's, shortened by 2-opt, then skipping up to %d spawns, the one whose removal shortens it most first, while it is longer than %d steps an agent; until then the nearest alive apple), ", c.Start, c.Drop, c.Spacing)
+			spawns = "the apple spawns"
+			skip = fmt.Sprintf(", then skipping up to %d spawns, the one whose removal shortens it most first, while it is longer than %d steps an agent", c.Drop, c.Spacing)
 		}
+		s := fmt.Sprintf("one cycle through %s (nearest neighbour from the spawn %d‰ along the map's, shortened by 2-opt%s; until then the nearest alive apple), ", spawns, c.Start, skip)
 		s += fmt.Sprintf("every agent walking its own place along it, the places evenly spaced and going round once a period (the cycle's length, or %d steps an agent when longer)", c.Spacing)
 		if c.Sorted {
 			s += ", given to the agents in the order they stand along the cycle"
