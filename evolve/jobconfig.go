@@ -114,9 +114,10 @@ type JobConfig struct {
 	Pool pool.Config `json:"pool"`
 	// Objective is what the run selects for: what a game in the global
 	// pool counts, who is promoted, who is champion (docs/objectives.md).
-	// "" is the default, pool.DefaultObjective. A stored configuration
-	// without the key was written before objectives existed and reads as
-	// pool.Elo, which is what such a run ran under (see UnmarshalJSON).
+	// "" is the default of a new run, pool.DefaultObjective (welfare). A
+	// stored configuration without the key was written before objectives
+	// existed and reads as pool.Stored(""), elo, which is what such a run
+	// ran under (see UnmarshalJSON).
 	Objective pool.Objective `json:"objective,omitempty"`
 	// RobustMargin is the robust objective's margin (pool.Resists): the
 	// share of the residents' per-agent return an invader may gain;
@@ -276,7 +277,7 @@ func (c JobConfig) WithDefaults() JobConfig {
 	if c.Objective == "" {
 		c.Objective = pool.DefaultObjective
 	}
-	if c.Objective == pool.Robust && c.RobustMargin == 0 {
+	if c.Objective.InvasionTest() && c.RobustMargin == 0 {
 		c.RobustMargin = pool.DefaultRobustMargin
 	}
 	if c.Workers <= 0 {
@@ -369,7 +370,8 @@ func ParsePromptStyle(s string) (string, error) {
 // settings added since it was stored, absent from it, read as the
 // behaviour runs had before they existed, not as today's defaults. One
 // without the key "objective" was written before runs chose an
-// objective, when every run was selected by Elo: it reads as pool.Elo;
+// objective, when every run was selected by Elo: it reads as elo
+// (pool.Stored(""));
 // one without "local_stop" played every local round (Off), one without
 // "parent_order" shuffled each front of parents (ParentsShuffled), one
 // without "refine" refined every candidate (RefineAll), one without
@@ -385,7 +387,7 @@ func (c *JobConfig) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if _, ok := keys["objective"]; !ok {
-		c.Objective = pool.Elo
+		c.Objective = pool.Stored("")
 	}
 	if _, ok := keys["local_stop"]; !ok {
 		c.LocalStop = Off[int]()

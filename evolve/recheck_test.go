@@ -56,7 +56,7 @@ func TestRecheckCrowns(t *testing.T) {
 					done := map[int]bool{}
 					best := -1
 					for {
-						best = pool.Champion(pool.Welfare, es)
+						best = pool.Welfare.Champion(es)
 						if best < 0 || done[best] {
 							break
 						}

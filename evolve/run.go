@@ -269,7 +269,7 @@ func (j *Job) bestCandidate(it *store.Iteration) *Standing {
 			es = append(es, search.Entrant(c, c.Status == store.CandidatePromoted, c.Elo))
 		}
 	}
-	k := pool.Champion(j.Config.Objective, es)
+	k := j.Config.Objective.Champion(es)
 	if k < 0 {
 		return nil
 	}

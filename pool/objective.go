@@ -10,6 +10,14 @@ import (
 // policies counts (and so what a rating in the pool means), who is
 // promoted into the global pool, and who is crowned the run's champion.
 // docs/objectives.md defines each and says why.
+//
+// Its value is its name, as runs, pools and comparisons store it; what
+// it decides is asked of it (Game, Admit, InvasionTest, Rated, Champion,
+// Rechecks, ScoreColumn, GamesCounted, Describe), and each answer comes
+// from the objective's entry in rules, the one place an objective is
+// defined. An empty name reads as Elo (Stored); a name no entry has
+// answers as an objective that decides nothing: no game (Game returns
+// 0), no one admitted, no champion.
 type Objective string
 
 // The objectives.
@@ -38,37 +46,23 @@ const (
 	Robust Objective = "robust"
 )
 
-// Objectives lists the valid objectives, the default first.
-var Objectives = []Objective{Welfare, Elo, Robust}
-
-// DefaultRobustMargin is the share of the residents' per-agent return an
-// invader may gain before a policy counts as invadable: a match's relative
-// draw tolerance (2%), so that an invader that only draws with the
-// residents does not count.
-const DefaultRobustMargin = 0.02
-
-// Resists reports whether a policy resists invasion: the worst invader's
-// gain over the residents (per-agent return) is at most margin times the
-// residents' per-agent return, and never less than a match's absolute
-// draw tolerance (a tenth of a unit of return), as elo.Outcome decides a
-// draw.
-func Resists(gain, residents, margin float64) bool {
-	return gain <= math.Max(0.1, margin*math.Abs(residents))
-}
-
-// Admit decides whether a candidate joins the objective's global pool:
-// Promote's rule (a win rate strictly above the threshold in the
-// objective's games, and a self-play that succeeded), and under Robust
-// also the invasion test (resists: see Resists).
-func Admit(o Objective, winRate float64, selfPlayOK, resists bool, threshold float64) bool {
-	if o == Robust && !resists {
-		return false
-	}
-	return Promote(winRate, selfPlayOK, threshold)
-}
-
-// DefaultObjective is the objective of a new run that names none.
+// DefaultObjective is the objective of a new run that names none
+// (evolve.JobConfig.WithDefaults, and the --objective flags). It is not
+// what a stored record without a name means: that is Stored's.
 const DefaultObjective = Welfare
+
+// Stored is the objective a stored record means by the name o. A run, a
+// pool or a comparison stored before runs chose an objective names none
+// (""), and ran under Elo: so "" is Elo here, and every other name is
+// itself. This is the one place the empty name is read; every method of
+// Objective asks it, so an Objective{""} (an arena or a report that names
+// none) answers as Elo.
+func Stored(o Objective) Objective {
+	if o == "" {
+		return Elo
+	}
+	return o
+}
 
 // ParseObjective reads an objective's name; an unknown name is an error
 // that lists the valid ones.
@@ -85,13 +79,19 @@ func ParseObjective(s string) (Objective, error) {
 	return "", fmt.Errorf("unknown objective %q (want %s or %s)", s, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
-// OrElo is o, or Elo when o is empty: the objective of an arena or a pool
-// that names none, as every one did before objectives existed.
-func (o Objective) OrElo() Objective {
-	if o == "" {
-		return Elo
-	}
-	return o
+// DefaultRobustMargin is the share of the residents' per-agent return an
+// invader may gain before a policy counts as invadable: a match's relative
+// draw tolerance (2%), so that an invader that only draws with the
+// residents does not count.
+const DefaultRobustMargin = 0.02
+
+// Resists reports whether a policy resists invasion: the worst invader's
+// gain over the residents (per-agent return) is at most margin times the
+// residents' per-agent return, and never less than a match's absolute
+// draw tolerance (a tenth of a unit of return), as elo.Outcome decides a
+// draw.
+func Resists(gain, residents, margin float64) bool {
+	return gain <= math.Max(0.1, margin*math.Abs(residents))
 }
 
 // Entrant is a run's candidate as the champion rule sees it.
@@ -110,47 +110,4 @@ type Entrant struct {
 	// residents' return (how far from passing it is).
 	Resists bool
 	Invaded float64
-}
-
-// Champion returns the index of the best entrant under the objective, -1
-// when there is none. Entrants are in the order the run made them; a tie
-// goes to the earlier one, except under Elo where it goes, as it always
-// did, to the smaller id.
-//
-//   - Welfare: the highest Welfare.
-//   - Elo: among the members, the highest rated (ties: the smaller id);
-//     when none is a member, the highest Welfare.
-//   - Robust: among those that resist invasion, the highest Welfare; when
-//     none does, the least invaded (ties: the higher Welfare).
-func Champion(o Objective, es []Entrant) int {
-	best := -1
-	switch o.OrElo() {
-	case Robust:
-		resists := false
-		for i, e := range es {
-			switch {
-			case e.Resists && (!resists || e.Welfare > es[best].Welfare):
-				best, resists = i, true
-			case !resists && (best < 0 || e.Invaded < es[best].Invaded || (e.Invaded == es[best].Invaded && e.Welfare > es[best].Welfare)):
-				best = i
-			}
-		}
-	case Elo:
-		inPool := false
-		for i, e := range es {
-			switch {
-			case e.Member && (!inPool || e.Elo > es[best].Elo || (e.Elo == es[best].Elo && e.ID < es[best].ID)):
-				best, inPool = i, true
-			case !inPool && (best < 0 || e.Welfare > es[best].Welfare):
-				best = i
-			}
-		}
-	default:
-		for i, e := range es {
-			if best < 0 || e.Welfare > es[best].Welfare {
-				best = i
-			}
-		}
-	}
-	return best
 }

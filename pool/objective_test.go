@@ -17,8 +17,11 @@ func TestParseObjective(t *testing.T) {
 			t.Errorf("ParseObjective(%q): %v, want an error listing the objectives", s, err)
 		}
 	}
-	if Objective("").OrElo() != Elo || Welfare.OrElo() != Welfare {
-		t.Error("OrElo")
+	if Stored("") != Elo || Stored(Welfare) != Welfare || Stored(Robust) != Robust {
+		t.Error(`Stored: "" must read as elo, every other name as itself`)
+	}
+	if DefaultObjective != Objectives[0] || DefaultObjective != Welfare {
+		t.Errorf("DefaultObjective %q, Objectives %q: a new run defaults to welfare, listed first", DefaultObjective, Objectives)
 	}
 }
 
@@ -62,8 +65,9 @@ func TestChampion(t *testing.T) {
 		{"robust: a resisting one beats any better group that does not", Robust, []Entrant{b, ra}, 1},
 		{"robust: none resists, the least invaded", Robust, []Entrant{b, c, a}, 2},
 		{"robust: none resists, equally invaded, the best group", Robust, []Entrant{a, ax}, 1},
+		{"no such objective: no champion", "fair", []Entrant{a, b}, -1},
 	} {
-		if got := Champion(tc.o, tc.es); got != tc.want {
+		if got := tc.o.Champion(tc.es); got != tc.want {
 			t.Errorf("%s: champion %d, want %d", tc.name, got, tc.want)
 		}
 	}
@@ -86,8 +90,10 @@ func TestAdmit(t *testing.T) {
 		{Robust, 0.9, true, false, false}, // invaded
 		{Robust, 0.9, true, true, true},
 		{Robust, 0.5, true, true, false},
+		{"", 0.61, true, false, true}, // elo
+		{"fair", 0.9, true, true, false},
 	} {
-		if got := Admit(tc.o, tc.rate, tc.ok, tc.res, DefaultPromoteThreshold); got != tc.admitted {
+		if got := tc.o.Admit(tc.rate, tc.ok, tc.res, DefaultPromoteThreshold); got != tc.admitted {
 			t.Errorf("%s, win rate %v, self-play ok %v, resists %v: admitted %v", tc.o, tc.rate, tc.ok, tc.res, got)
 		}
 	}
@@ -110,6 +116,60 @@ func TestResists(t *testing.T) {
 	} {
 		if got := Resists(tc.gain, tc.residents, tc.margin); got != tc.want {
 			t.Errorf("Resists(%v, %v, %v) = %v", tc.gain, tc.residents, tc.margin, got)
+		}
+	}
+}
+
+// TestObjectiveRules: what each objective answers — its game, whether it
+// has the invasion test, whether its score is the pool's rating, its
+// score column, what its pool's Elo counts and its sentence; "" answers
+// as elo, a name no objective has answers nothing.
+func TestObjectiveRules(t *testing.T) {
+	for _, tc := range []struct {
+		o        Objective
+		game     Game
+		invasion bool
+		rated    bool
+		column   string
+		counted  string
+		sentence string
+	}{
+		{Welfare, SelfPlay, false, false, "efficiency", "games of self-play compared seed by seed",
+			"its pool's games compare self-play seed by seed; the champion is BEST"},
+		{Elo, MixedMatch, false, true, "elo", "mixed matches",
+			"its pool's games are mixed matches; the champion is its top-rated candidate in the pool"},
+		{"", MixedMatch, false, true, "elo", "mixed matches",
+			"its pool's games are mixed matches; the champion is its top-rated candidate in the pool"},
+		{Robust, SelfPlay, true, false, "efficiency", "games of self-play compared seed by seed",
+			"its pool's games compare self-play seed by seed, and only a candidate no pool member invades by more than 0.05 of the residents' return joins it; the champion is BEST among those that resist invasion"},
+		{"fair", 0, false, false, "efficiency", "no games", `"fair" is no objective`},
+	} {
+		if got := tc.o.Game(); got != tc.game {
+			t.Errorf("%q: game %d, want %d", tc.o, got, tc.game)
+		}
+		if got := tc.o.InvasionTest(); got != tc.invasion {
+			t.Errorf("%q: invasion test %v, want %v", tc.o, got, tc.invasion)
+		}
+		if got := tc.o.Rated(); got != tc.rated {
+			t.Errorf("%q: rated %v, want %v", tc.o, got, tc.rated)
+		}
+		if got := tc.o.ScoreColumn(); got != tc.column {
+			t.Errorf("%q: score column %q, want %q", tc.o, got, tc.column)
+		}
+		if got := tc.o.GamesCounted(); got != tc.counted {
+			t.Errorf("%q: counts %q, want %q", tc.o, got, tc.counted)
+		}
+		if got := tc.o.Describe("BEST", 0.05); got != tc.sentence {
+			t.Errorf("%q: described\n  %q\nwant\n  %q", tc.o, got, tc.sentence)
+		}
+		// A member picked by its rating is not rechecked; one picked by
+		// self-play is.
+		member, outsider := Entrant{ID: "m", Member: true}, Entrant{ID: "o"}
+		if got := tc.o.Rechecks(member); got == tc.rated {
+			t.Errorf("%q: a member rechecked %v", tc.o, got)
+		}
+		if !tc.o.Rechecks(outsider) {
+			t.Errorf("%q: a candidate outside the pool, picked by self-play, is not rechecked", tc.o)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"sort"
 
-	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -43,7 +42,7 @@ func (r *Run) loadMembers(tx *store.Tx) error {
 		}
 		r.Members = append(r.Members, m)
 	}
-	welfare := r.Config.Objective != pool.Elo // listed by self-play, else by rating
+	welfare := !r.Config.Objective.Rated() // listed by self-play, else by rating
 	sort.SliceStable(r.Members, func(i, j int) bool {
 		a, b := r.Members[i], r.Members[j]
 		if welfare && a.Metrics.Efficiency != b.Metrics.Efficiency {

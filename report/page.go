@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"policyevolve/evolve"
-	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -186,15 +185,7 @@ func newRunPage(r *Run, f *Frame) *runPage {
 // objectiveNote is the run's objective and what it decided, for the
 // summary: the champion below is the best by it.
 func objectiveNote(cfg evolve.JobConfig) string {
-	switch {
-	case cfg.Mode != evolve.ModePopulation:
-		return fmt.Sprintf("%s (a %s run has no pool: its champion is its best in self-play)", cfg.Objective, cfg.Mode)
-	case cfg.Objective == pool.Welfare:
-		return "welfare: the champion is the run's best in self-play; a game in the pool compares two members' self-play seed by seed"
-	case cfg.Objective == pool.Robust:
-		return fmt.Sprintf("robust (margin %g): the champion is the run's best in self-play among the candidates that resisted invasion by the pool's members; a game compares self-play seed by seed", cfg.RobustMargin)
-	}
-	return "elo: the champion is the run's top-rated candidate in the pool; a game in the pool is a mixed match"
+	return string(cfg.Objective) + ": " + cfg.DescribeObjective(seedList)
 }
 
 // metricCharts: per metric, the best and median of each iteration's

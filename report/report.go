@@ -9,6 +9,7 @@ import (
 
 	"policyevolve/evolve"
 	"policyevolve/evolve/episode"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -127,7 +128,7 @@ func loadRun(tx *store.Tx, id string) (*Run, error) {
 		return nil, err
 	}
 	if r.Config.Mode != evolve.ModeChain {
-		r.Pool = store.PoolKey{Env: r.Env.Config, Objective: string(r.Config.Objective.OrElo()), Tag: r.Config.PoolTag}.String()
+		r.Pool = store.PoolKey{Env: r.Env.Config, Objective: string(pool.Stored(r.Config.Objective)), Tag: r.Config.PoolTag}.String()
 	}
 	if err := r.loadMembers(tx); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -116,10 +117,7 @@ func ParseEnvKey(key string) (store.EnvConfig, bool) {
 
 // poolObjectiveNote says what a global pool's Elo counts.
 func poolObjectiveNote(objective string) string {
-	if objective == store.UntaggedObjective {
-		return "The pool's objective is elo: its Elo counts mixed matches."
-	}
-	return "The pool's objective is " + objective + ": its Elo counts games of self-play compared seed by seed (docs/objectives.md)."
+	return "The pool's objective is " + objective + ": its Elo counts " + pool.Objective(objective).GamesCounted() + " (docs/objectives.md)."
 }
 
 type poolPage struct {

@@ -156,7 +156,7 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 }
 
 func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer) error {
-	if o.robustMargin != 0 && o.objective != pool.Robust {
+	if o.robustMargin != 0 && !o.objective.InvasionTest() {
 		return usagef("--robust-margin is the margin of --objective robust")
 	}
 	switch o.suite {

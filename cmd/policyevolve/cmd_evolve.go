@@ -178,7 +178,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		// 0 (or less) asks for none.
 		cfg.LocalRounds, cfg.CrossoverRate = evolve.On(o.localRounds), evolve.On(o.crossoverRate)
 		cfg.LocalStop, cfg.Recheck = evolve.On(o.localStop), evolve.On(o.recheck)
-		if cfg.RobustMargin != 0 && cfg.Objective != pool.Robust {
+		if cfg.RobustMargin != 0 && !cfg.Objective.InvasionTest() {
 			return usagef("--robust-margin is the margin of --objective robust")
 		}
 		cfg = cfg.WithDefaults()

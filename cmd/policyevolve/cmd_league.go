@@ -15,7 +15,7 @@ import (
 
 // leagueOrder says what the league's table is ordered by.
 func leagueOrder(o pool.Objective, evalSeeds []uint64) string {
-	if o != pool.Elo {
+	if !o.Rated() {
 		return fmt.Sprintf("self-play efficiency on seeds %v", evalSeeds)
 	}
 	return "the mixed matches' rating"
@@ -92,7 +92,7 @@ matches, and whose group does best.`, stdout)
 		welfare[i] = ev.Mean.Efficiency
 	}
 	score := l.Ratings
-	if objective != pool.Elo {
+	if !objective.Rated() {
 		score = welfare
 	}
 	order := make([]int, len(ids))

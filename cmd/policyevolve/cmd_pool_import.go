@@ -101,7 +101,7 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 	for _, g := range rep.Rating.Games {
 		fmt.Fprintf(stdout, "  vs %.12s seed %d: %.2f to %.2f, %s\n", g.Opponent, g.Seed, g.Score, g.OpponentScore, outcomeWord(g.Outcome))
 	}
-	fmt.Fprintf(stdout, "win rate %.2f over %d %s; elo %.1f\n", rep.Rating.WinRate(), len(rep.Rating.Games), gamesWord(ar.Objective), rep.Rating.Elo)
+	fmt.Fprintf(stdout, "win rate %.2f over %d %s; elo %.1f\n", rep.Rating.WinRate(), len(rep.Rating.Games), ar.Objective.GamesCounted(), rep.Rating.Elo)
 	for _, id := range rep.Evicted {
 		fmt.Fprintf(stdout, "evicted %.12s (pool over capacity %d)\n", id, ar.Pool.Capacity)
 	}

@@ -115,7 +115,7 @@ the store. Runs with a pool of their own (compare's) are listed with
 			}
 			by := sortBy
 			if by == "" {
-				by = objectiveScore(pool.Objective(l.Objective))
+				by = pool.Objective(l.Objective).ScoreColumn()
 			}
 			sort.SliceStable(l.Members, func(i, j int) bool { return less[by](l.Members[i], l.Members[j]) })
 			listings = append(listings, l)
@@ -143,8 +143,8 @@ the store. Runs with a pool of their own (compare's) are listed with
 		}
 		o := pool.Objective(l.Objective)
 		fmt.Fprintf(stdout, "pool %s, objective %s (%d members): Elo counts %s; the objective's score is %s\n",
-			l.Pool, o, len(l.Members), gamesWord(o), objectiveScore(o))
-		if o == pool.Robust {
+			l.Pool, o, len(l.Members), o.GamesCounted(), o.ScoreColumn())
+		if o.InvasionTest() {
 			fmt.Fprintln(stdout, "  (every evolved member resisted invasion by the pool's members when it joined)")
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)

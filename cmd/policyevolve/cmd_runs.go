@@ -164,7 +164,7 @@ and the champion after it.`, stdout)
 	if run.Error != "" {
 		fmt.Fprintf(stdout, " — %s", run.Error)
 	}
-	fmt.Fprintf(stdout, "\nobjective %s: %s", cfg.Objective, objectiveSentence(cfg))
+	fmt.Fprintf(stdout, "\nobjective %s: %s", cfg.Objective, cfg.DescribeObjective(seedWords))
 	fmt.Fprintf(stdout, "\nstarted %s, updated %s\n", run.Started.Local().Format(time.DateTime), run.Updated.Local().Format(time.DateTime))
 	u := run.Usage
 	fmt.Fprintf(stdout, "spent: %d planner calls, %d LLM calls (%d tokens in, %d out), %s, %d episodes, %s\n",

@@ -41,8 +41,9 @@ type Arena struct {
 	// PoolTag, when set, names a pool of its own (see GlobalPool).
 	PoolTag string
 	// Objective decides what a game counts in Rate and whose pool
-	// GlobalPool is (docs/objectives.md). The zero value is pool.Elo: the
-	// untagged pool, rated by mixed matches, as arenas always were.
+	// GlobalPool is (docs/objectives.md). The zero value reads as elo
+	// (pool.Stored): the untagged pool, rated by mixed matches, as arenas
+	// always were.
 	Objective pool.Objective
 	// Workers bounds the episodes played at once on this machine (default:
 	// the number of CPUs). Results do not depend on it: every episode is a
@@ -111,7 +112,7 @@ func (a *Arena) setDefaults() {
 // pool ("global/ENV@welfare#TAG"), apart from the environment's shared one
 // (compare runs each search from scratch).
 func (a *Arena) GlobalPool() string {
-	return store.PoolKey{Env: a.Env.Config, Objective: string(a.Objective.OrElo()), Tag: a.PoolTag}.String()
+	return store.PoolKey{Env: a.Env.Config, Objective: string(pool.Stored(a.Objective)), Tag: a.PoolTag}.String()
 }
 
 // program loads a stored policy and, for a source policy, its compiled

@@ -36,8 +36,8 @@ type Game struct {
 func (a *Arena) Games(ctx context.Context, candidate, opponent string) ([]Game, error) {
 	a.defaults()
 	var out []Game
-	switch o := a.Objective.OrElo(); o {
-	case pool.Elo:
+	switch a.Objective.Game() {
+	case pool.MixedMatch:
 		for _, seed := range a.MatchSeeds {
 			m, err := a.Match(ctx, candidate, opponent, seed)
 			if err != nil {
@@ -45,7 +45,7 @@ func (a *Arena) Games(ctx context.Context, candidate, opponent string) ([]Game, 
 			}
 			out = append(out, Game{Opponent: opponent, Seed: seed, Score: m.ScoreA, OpponentScore: m.ScoreB, Outcome: m.Outcome, Error: m.Error})
 		}
-	case pool.Welfare, pool.Robust:
+	case pool.SelfPlay:
 		mine, err := a.Evaluate(ctx, candidate)
 		if err != nil {
 			return nil, err
@@ -58,7 +58,7 @@ func (a *Arena) Games(ctx context.Context, candidate, opponent string) ([]Game, 
 			out = append(out, welfareGame(opponent, seed, seedResult(mine, seed), seedResult(theirs, seed)))
 		}
 	default:
-		return nil, fmt.Errorf("games under objective %q: no such objective", o)
+		return nil, fmt.Errorf("games under objective %q: no such objective", a.Objective)
 	}
 	return out, nil
 }

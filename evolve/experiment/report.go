@@ -134,14 +134,14 @@ func (r Row) cells() []string {
 // any.
 func (rep *Report) WriteMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "%s, %d agents, %d steps: %d runs per method, %d planner calls per run, self-play seeds %v; objective %s\n\n",
-		rep.Env.Game+" on "+rep.Env.Map, rep.Env.Agents, rep.Env.MaxSteps, rep.Runs, rep.Budget, rep.Seeds, rep.Objective.OrElo())
+		rep.Env.Game+" on "+rep.Env.Map, rep.Env.Agents, rep.Env.MaxSteps, rep.Runs, rep.Budget, rep.Seeds, pool.Stored(rep.Objective))
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(Columns, " | "), strings.Repeat("---|", len(Columns)))
 	for _, r := range rep.Rows {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(r.cells(), " | "))
 	}
 	fmt.Fprintln(w, "\nmean (min–max) over runs; a baseline is one policy. Exploitability: the largest margin by which a league member beats it (0: none does).")
 	fmt.Fprintf(w, "Champions: each run's best by the objective %s (%s). League rating: Bradley–Terry over the league's mixed matches, whatever the objective.\n",
-		rep.Objective.OrElo(), championRule(rep.Objective))
+		pool.Stored(rep.Objective), championRule(rep.Objective))
 	if rep.QLearnEpisodes > 0 {
 		fmt.Fprintf(w, "qlearn: the tabular Q-learner trained for %d episodes per seed, with no planner call; its wall time is its training time.\n", rep.QLearnEpisodes)
 	}
@@ -150,13 +150,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) {
 
 // championRule says how the runs of a report chose their champions.
 func championRule(o pool.Objective) string {
-	switch o.OrElo() {
-	case pool.Welfare:
-		return "population: the best self-play efficiency; chain and gepa: their best in self-play"
-	case pool.Robust:
-		return "population: the best self-play efficiency among the candidates that resisted invasion; chain and gepa: their best in self-play"
-	}
-	return "population: the top-rated in its pool, by mixed matches; chain and gepa: their best in self-play"
+	return "population: " + o.DescribeChampion("its best in self-play") + "; chain and gepa: their best in self-play"
 }
 
 // writeExtras prints the extra tables, when there are any.
@@ -357,7 +351,7 @@ func (rep *Report) WriteFiles(prefix string) error {
 			r.PlannerCalls, r.LLMCalls, r.Tokens, r.Cost, r.WallSeconds} {
 			rec = append(rec, fmt.Sprint(s.Mean), fmt.Sprint(s.Min), fmt.Sprint(s.Max))
 		}
-		cw.Write(append(rec, strings.Join(r.Runs, " "), strings.Join(r.Champions, " "), string(rep.Objective.OrElo())))
+		cw.Write(append(rec, strings.Join(r.Runs, " "), strings.Join(r.Champions, " "), string(pool.Stored(rep.Objective))))
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {

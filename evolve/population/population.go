@@ -193,7 +193,7 @@ func (m *Mode) plan(ctx context.Context, it *store.Iteration) error {
 	var by func(pool.Member) float64
 	if m.cfg.BestFirst {
 		by = func(mb pool.Member) float64 { return mb.Efficiency }
-		if m.cfg.Objective.OrElo() == pool.Elo {
+		if m.cfg.Objective.Rated() {
 			by = func(mb pool.Member) float64 { return mb.Elo }
 		} else if err := m.recheckLead(ctx, it, sources); err != nil {
 			return err
@@ -731,7 +731,7 @@ func (m *Mode) challengeAll(ctx context.Context, it *store.Iteration) error {
 		return err
 	}
 	slices.SortFunc(it.Candidates, func(a, b store.Candidate) int { return a.Sample - b.Sample })
-	if m.cfg.Objective == pool.Robust {
+	if m.cfg.Objective.InvasionTest() {
 		if err := m.invasionTests(ctx, it); err != nil {
 			return err
 		}
@@ -747,7 +747,7 @@ func (m *Mode) challengeAll(ctx context.Context, it *store.Iteration) error {
 		}
 		c.WinRate, c.Games, c.Elo = rep.WinRate(), len(rep.Games), rep.Elo
 		c.Status = store.CandidateRejected
-		if pool.Admit(m.cfg.Objective, c.WinRate, true, c.Invasion != nil && c.Invasion.Resists, m.cfg.Pool.PromoteThreshold) {
+		if m.cfg.Objective.Admit(c.WinRate, true, c.Invasion != nil && c.Invasion.Resists, m.cfg.Pool.PromoteThreshold) {
 			if err := m.run.Store().Update(func(tx *store.Tx) error {
 				return tx.AddMember(&store.Member{Policy: c.Policy, Pool: a.GlobalPool(), Reason: "promoted"})
 			}); err != nil {

@@ -30,8 +30,8 @@ type Recheck func(ctx context.Context, id string) (float64, error)
 func Crown(ctx context.Context, o pool.Objective, es []pool.Entrant, recheck Recheck) (k int, rechecked bool, err error) {
 	done := make([]bool, len(es))
 	for {
-		k = pool.Champion(o, es)
-		if k < 0 || recheck == nil || done[k] || (o.OrElo() == pool.Elo && es[k].Member) {
+		k = o.Champion(es)
+		if k < 0 || recheck == nil || done[k] || !o.Rechecks(es[k]) {
 			return k, k >= 0 && done[k], nil
 		}
 		w, err := recheck(ctx, es[k].ID)

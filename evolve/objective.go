@@ -1,0 +1,21 @@
+package evolve
+
+import "fmt"
+
+// DescribeObjective says in one sentence what the run's objective
+// decided (pool.Objective.Describe): what its pool's games compare, who
+// joined the pool, who is champion. A chain or GEPA run has no pool: its
+// champion is its best in self-play, whatever the objective. A champion
+// picked in self-play is said rechecked on the recheck seeds when the run
+// has them, seeds writing them as the caller writes seed lists. runs show
+// and the run report say this sentence.
+func (c JobConfig) DescribeObjective(seeds func([]uint64) string) string {
+	best := "the best in self-play"
+	if rs := c.RecheckSeeds(); len(rs) > 0 {
+		best += fmt.Sprintf(" (each contender rechecked on seeds %s as well)", seeds(rs))
+	}
+	if c.Mode != ModePopulation {
+		return "a " + c.Mode + " run has no pool: its champion is " + best
+	}
+	return c.Objective.Describe(best, c.RobustMargin)
+}
