@@ -1,6 +1,7 @@
 // Package pool holds the rules of PolicyEvolve's pools, each a small pure
 // function: what a run selects for (Objective: welfare, elo or robust —
-// docs/objectives.md), which opponents a candidate meets (softmax over
+// docs/objectives.md; call sites ask its methods, answered from one table
+// of rules in rules.go), which opponents a candidate meets (softmax over
 // Elo), when a candidate is promoted into the global pool (a win rate
 // strictly above a threshold in the objective's games, a self-play
 // evaluation that succeeded, and under robust the invasion test: Admit),
