@@ -35,6 +35,8 @@ var defence = DefenceParams{
 	Chase:       0,
 	Evade:       0,
 	Repartition: false,
+	Guard:       0,
+	Guards:      2,
 }
 
 // DefenceParams are the defences against strangers. Self-play never calls
@@ -61,6 +63,14 @@ type DefenceParams struct {
 	// Repartition: the cycle's places go to the team's agents only (the
 	// agents this instance plays), not to every agent of the episode.
 	Repartition bool
+	// Guard: when an aggressor has at most Guard steps left tagged out, the
+	// Guards teammates nearest it walk to cells from which their beams reach
+	// it, out of the way it faces, and turn to it; every teammate whose beam
+	// reaches it (and no teammate) fires in its last step out, so that the
+	// beams land the step it comes back, after its own action (agents act
+	// in id order; two hits tag). 0 never.
+	Guard  int
+	Guards int
 }
 
 // k is this policy instance's memory of the episode.
@@ -162,11 +172,83 @@ func (k *kit) chase(v *ssd.View, agent int, me ssd.Pos, p *DefenceParams) (int, 
 	return ssd.DirectionToAction(mr, mc, v.Orientation(agent)), true
 }
 
+// guard readies the agent for an aggressor's return (DefenceParams.Guard).
+func (k *kit) guard(v *ssd.View, agent int, me ssd.Pos, o int, p *DefenceParams) (int, bool) {
+	for j := 0; j < k.n; j++ {
+		t := v.Timeout(j)
+		if k.team[j] || t < 1 || t > p.Guard || k.step-k.shotAt[j] > p.Memory {
+			continue
+		}
+		q := v.AgentPos(j)
+		if t == 1 && covers(v, me, o, q) && k.mateFree(v, agent, me, o) {
+			return ssd.Beam, true
+		}
+		// Only the Guards teammates nearest the aggressor (the first by id on ties) guard.
+		d := abs(q.R-me.R) + abs(q.C-me.C)
+		nearer := 0
+		for i := 0; i < k.n; i++ {
+			if i == agent || !k.team[i] || !v.Active(i) {
+				continue
+			}
+			r := v.AgentPos(i)
+			if e := abs(q.R-r.R) + abs(q.C-r.C); e < d || e == d && i < agent {
+				nearer++
+			}
+		}
+		if nearer >= p.Guards {
+			continue
+		}
+		for oo := 0; oo < 4; oo++ {
+			if covers(v, me, oo, q) && !covers(v, q, v.Orientation(j), me) {
+				if oo == o {
+					return ssd.Stand, true
+				}
+				return ssd.RotateToward(o, oo), true
+			}
+		}
+		var cells []ssd.Pos
+		bl := v.Params().BeamLength
+		for r := q.R - bl; r <= q.R+bl; r++ {
+			for c := q.C - bl; c <= q.C+bl; c++ {
+				cell := ssd.Pos{R: r, C: c}
+				if v.Wall(r, c) || samePos(cell, q) || covers(v, q, v.Orientation(j), cell) {
+					continue
+				}
+				for oo := 0; oo < 4; oo++ {
+					if covers(v, cell, oo, q) {
+						cells = append(cells, cell)
+						break
+					}
+				}
+			}
+		}
+		if a, ok := moveTo(v, agent, cells); ok {
+			return a, true
+		}
+	}
+	return 0, false
+}
+
+// mateFree reports whether a beam from me facing o hits no teammate.
+func (k *kit) mateFree(v *ssd.View, agent int, me ssd.Pos, o int) bool {
+	for i := 0; i < k.n; i++ {
+		if i != agent && k.team[i] && v.Active(i) && covers(v, me, o, v.AgentPos(i)) {
+			return false
+		}
+	}
+	return true
+}
+
 // defend returns a defence's action, when one applies: retaliation first,
 // then evasion.
 func (k *kit) defend(v *ssd.View, agent int, p *DefenceParams) (int, bool) {
 	me := v.AgentPos(agent)
 	ori := v.Orientation(agent)
+	if p.Guard > 0 {
+		if a, ok := k.guard(v, agent, me, ori, p); ok {
+			return a, true
+		}
+	}
 	if p.Retaliate {
 		if k.hitsAggressor(v, agent, me, ori, p) {
 			return ssd.Beam, true
