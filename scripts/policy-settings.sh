@@ -4,7 +4,7 @@
 # Writes a copy of a policy source with top-level settings replaced: each
 # 'Field: value' replaces the value of every line "<tab>Field: …," of a
 # settings literal (for example the defence variable of
-# docs/_policies/robust-gathering.go). Used by docs/scenarios.md to make
+# docs/_robust/gathering.go). Used by docs/scenarios.md to make
 # the measured variants; a field it does not find is an error.
 set -eu
 [ $# -ge 2 ] || { echo "usage: $0 SOURCE.go OUT.go 'Field: value' ..." >&2; exit 2; }

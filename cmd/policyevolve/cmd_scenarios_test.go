@@ -97,3 +97,44 @@ func TestScenariosBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestScenariosDocumentedDefences: the defended champions docs/scenarios.md
+// measures compile and play their game's scenarios (every defence on, so
+// that each module runs), and the suite file it names parses.
+func TestScenariosDocumentedDefences(t *testing.T) {
+	dir := t.TempDir()
+	suite := filepath.Join("..", "..", "docs", "_robust", "headline.toml")
+	for game, settings := range map[string][]string{
+		"gathering": {"Retaliate: true", "Turn: true", "Chase: 10", "Evade: 1", "Repartition: true", "Guard: 5", "Guards: 1"},
+		"cleanup":   {"Strangers: true", "Evade: 2", "Guard: 12", "Sanction: 100"},
+	} {
+		t.Run(game, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join("..", "..", "docs", "_robust", game+".go"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := string(src)
+			for _, s := range settings {
+				field, value, _ := strings.Cut(s, ": ")
+				start := strings.Index(text, "\t"+field+":")
+				if start < 0 {
+					t.Fatalf("no setting %s", field)
+				}
+				end := start + strings.Index(text[start:], ",")
+				text = text[:start] + "\t" + field + ": " + value + text[end:]
+			}
+			file := filepath.Join(dir, game+".go")
+			if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, _ := cli(t, "scenarios", file, "--game", game, "--agents", "10", "--steps", "60", "--seeds", "0", "--suite", suite, "--json", "--step-timeout", "5s")
+			var rep scenariosReport
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if len(rep.Results) != 3 || rep.Suite.Name != "headline" {
+				t.Errorf("report %+v", rep.Report)
+			}
+		})
+	}
+}
