@@ -70,6 +70,7 @@ var defence = DefenceParams{
 	Evade:     0,
 	Sanction:  0,
 	Guard:     0,
+	Guards:    1,
 }
 
 // DefenceParams are the defences against strangers. Self-play never calls
@@ -99,6 +100,8 @@ type DefenceParams struct {
 	// step out, so that the beam lands the step it comes back, after its
 	// own action (agents act in id order). 0 never.
 	Guard int
+	// Guards: how many teammates, the nearest the aggressor, guard it.
+	Guards int
 }
 
 // k is this policy instance's memory of the episode.
@@ -145,16 +148,20 @@ func (k *kit) guard(v *ssd.View, agent int) (int, bool) {
 		if t == 1 && covers(v, me, o, q) && k.mateFree(v, agent, me, o) {
 			return ssd.Beam, true
 		}
-		// Only the teammate nearest the aggressor (the first by id on ties) guards.
+		// Only the Guards teammates nearest the aggressor (the first by id on ties) guard.
 		d := abs(q.R-me.R) + abs(q.C-me.C)
+		nearer := 0
 		for i := 0; i < k.n; i++ {
 			if i == agent || !k.team[i] || !v.Active(i) {
 				continue
 			}
 			p := v.AgentPos(i)
 			if e := abs(q.R-p.R) + abs(q.C-p.C); e < d || e == d && i < agent {
-				return 0, false
+				nearer++
 			}
+		}
+		if nearer >= defence.Guards {
+			continue
 		}
 		var cells []ssd.Pos
 		here := -1
