@@ -14,6 +14,7 @@ import (
 	"policyevolve/elo"
 	"policyevolve/envs"
 	"policyevolve/evolve/arena"
+	"policyevolve/evolve/episode"
 	"policyevolve/evolve/planner"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -320,11 +321,12 @@ func (r *resolver) player(ctx context.Context, arg string) (*player, error) {
 	}
 	pl := &player{name: p.ID[:12], id: p.ID, source: p.Source}
 	if p.Builtin != "" {
-		f, err := envs.Builtin(p.Builtin)
+		// A stored built-in or Q-table plays in process.
+		a, err := episode.BuiltinActor(p)
 		if err != nil {
 			return nil, err
 		}
-		pl.source, pl.actor = "", &envs.PolicyActor{New: f}
+		pl.source, pl.actor = "", a
 		return pl, nil
 	}
 	return r.compile(ctx, pl, "policy "+pl.name)

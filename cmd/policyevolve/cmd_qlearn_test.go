@@ -198,6 +198,20 @@ func TestQLearnInPool(t *testing.T) {
 	if !strings.Contains(out, "seed 0: A ") {
 		t.Errorf("match:\n%s", out)
 	}
+	// A stored table is a policy reference like any other: invade and
+	// scenarios play it (the resolver once refused its Builtin marker).
+	out, _ = cli(t, append([]string{"invade", id, "bfs", "--store", db, "--seeds", "0"}, envFlags...)...)
+	if !strings.Contains(out, id[:12]+" (A) invading bfs (B)") {
+		t.Errorf("invade:\n%s", out)
+	}
+	suite := filepath.Join(dir, "q.toml")
+	if err := os.WriteFile(suite, []byte("[[scenario]]\nbackground = \""+id+"\"\nmode = \"resident\"\nk = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = cli(t, append([]string{"scenarios", "bfs", "--suite", suite, "--store", db, "--seeds", "0"}, envFlags...)...)
+	if !strings.Contains(out, id+" resident k=1") {
+		t.Errorf("scenarios:\n%s", out)
+	}
 	out, _ = cli(t, append([]string{"league", "--store", db, "--seeds", "0"}, envFlags...)...)
 	if !strings.Contains(out, id[:12]) {
 		t.Errorf("league does not list the table:\n%s", out)

@@ -19,6 +19,7 @@ var commands = map[string]command{
 	"pool":       {"inspect and edit the pools of the store (ls, show, diff, lineage, export, import, rm)", cmdPool},
 	"match":      {"play two stored policies against each other", cmdMatch},
 	"invade":     {"seat k agents of policy A among policy B: does B resist invasion, does A free-ride", cmdInvade},
+	"scenarios":  {"score a policy among background populations (resident and visitor scenarios): its share of its self-play return", cmdScenarios},
 	"league":     {"round robin of a global pool: ratings, payoff matrix, exploitability", cmdLeague},
 	"critique":   {"play a policy, print the trajectory critic's diagnostics and ranked reflections", cmdCritique},
 	"store":      {"check or compact the store", cmdStore},
