@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -44,6 +45,23 @@ func (o *coordinatorOptions) check() error {
 	return nil
 }
 
+// hasCredentials reports whether the flags give the embedded server a
+// way to check clients: a token, an NKey, or TLS verifying clients'
+// certificates.
+func (o *coordinatorOptions) hasCredentials() bool {
+	a := o.auth
+	return a.Token != "" || a.NKeyFile != "" || a.TLSCert != "" && a.TLSCA != ""
+}
+
+// shellArg quotes s for a POSIX shell when it holds anything but plain
+// path characters.
+func shellArg(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,:+@%=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // start connects to the NATS server (starting the embedded one first, if
 // asked) and returns the executor that sends episodes to the workers, and
 // what to call when the job is over; nil without --nats.
@@ -66,14 +84,31 @@ func (o *coordinatorOptions) start(ctx context.Context, storePath string, backen
 		if dir == "" {
 			dir = storePath + ".nats"
 		}
+		join, tokenNote := "--nats ", ""
+		if !o.hasCredentials() {
+			// Nobody gets in without credentials: one is made, and kept
+			// beside the store for a resume and the workers given it.
+			path := distrib.TokenPath(storePath)
+			token, created, terr := distrib.LoadOrCreateToken(path)
+			if terr != nil {
+				return nil, nil, terr
+			}
+			o.auth.Token = token
+			verb := "reusing the token in"
+			if created {
+				verb = "generated a token in"
+			}
+			tokenNote = fmt.Sprintf("  (%s %s, mode 0600; or $%s=$(cat %s))\n", verb, path, envNATSToken, shellArg(path))
+			join = "--nats-token-file " + shellArg(path) + " --nats "
+		}
 		srv, serr := distrib.StartEmbedded(distrib.EmbeddedConfig{Host: host, Port: port, StoreDir: dir, Auth: o.auth})
 		if serr != nil {
 			return nil, nil, serr
 		}
 		closers = append(closers, srv.Close)
 		url = srv.URL()
-		fmt.Fprintf(stderr, "policyevolve evolve: NATS server with JetStream on %s (streams in %s); workers join with:\n  %s worker --nats %s\n",
-			url, dir, self(), url)
+		fmt.Fprintf(stderr, "policyevolve evolve: NATS server with JetStream on %s (streams in %s); workers join with:\n  %s worker %s%s\n%s",
+			url, dir, self(), join, url, tokenNote)
 		nc, err = srv.Connect("policyevolve evolve", o.auth)
 	} else {
 		nc, err = distrib.Connect(url, "policyevolve evolve", o.auth)
