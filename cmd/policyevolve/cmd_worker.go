@@ -39,7 +39,9 @@ for shape and range. Workers may join and leave at any time: a job a
 worker dies on goes to another.
 
 SIGTERM or Ctrl-C finishes the jobs in hand and stops; a second one
-abandons them (they go back to the queue). Credentials: --nats-token (or
+abandons them (they go back to the queue). Credentials: --nats-token-file
+(an "evolve --nats embedded" without credentials generates its token in
+STORE.nats-token beside its store), --nats-token (or
 $POLICYEVOLVE_NATS_TOKEN), --nats-nkey, --nats-creds, and TLS with
 --nats-tls-ca (and --nats-tls-cert/--nats-tls-key if the server checks
 clients).`, stdout)
