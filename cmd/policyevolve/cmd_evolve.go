@@ -234,7 +234,11 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		return err
 	}
 	progress := newEvolveProgress(stdout, stderr, o.json)
-	remote, closeNATS, err := o.nats.start(ctx, o.storeOptions.path, sb.Backend(), stderr, progress.logf)
+	// The coordinator's own executor replays a sample of the workers'
+	// results (distrib.VerifyConfig).
+	replay := &episode.Local{Sandbox: sb, Workers: cfg.Workers}
+	defer replay.Close()
+	remote, closeNATS, err := o.nats.start(ctx, o.storeOptions.path, sb.Backend(), replay, stderr, progress.logf)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"policyevolve/distrib"
+	"policyevolve/evolve/episode"
 	"policyevolve/sandbox"
 )
 
@@ -21,6 +22,10 @@ type coordinatorOptions struct {
 	inFlight   int
 	ackWait    time.Duration
 	maxDeliver int
+	// verifyFirst and verifyRate: which workers' results are replayed
+	// here (0: none).
+	verifyFirst int
+	verifyRate  float64
 }
 
 func (o *coordinatorOptions) register(fs *flagSet) {
@@ -29,6 +34,8 @@ func (o *coordinatorOptions) register(fs *flagSet) {
 	fs.IntVar(&o.inFlight, "nats-inflight", distrib.DefaultInFlight, "episodes sent to the workers and not yet answered, at most")
 	fs.DurationVar(&o.ackWait, "nats-ack-wait", distrib.DefaultAckWait, "silence after which a worker's job goes to another worker")
 	fs.IntVar(&o.maxDeliver, "nats-max-deliver", distrib.DefaultMaxDeliver, "deliveries after which a job counts as failed")
+	fs.IntVar(&o.verifyFirst, "nats-verify-first", distrib.DefaultVerifyFirst, "results of every worker replayed here before any is used (a worker's result is evidence, not truth)")
+	fs.Float64Var(&o.verifyRate, "nats-verify-rate", distrib.DefaultVerifyRate, "share of the later results of every worker replayed here, chosen unpredictably (1: all)")
 }
 
 // check validates the flags, before anything starts.
@@ -65,7 +72,10 @@ func shellArg(s string) string {
 // start connects to the NATS server (starting the embedded one first, if
 // asked) and returns the executor that sends episodes to the workers, and
 // what to call when the job is over; nil without --nats.
-func (o *coordinatorOptions) start(ctx context.Context, storePath string, backend sandbox.Backend, stderr io.Writer, logf func(string, ...any)) (*distrib.Remote, func(), error) {
+//
+// The workers' results are verified by replaying some of them on replay
+// (the coordinator's own executor, with its sandbox).
+func (o *coordinatorOptions) start(ctx context.Context, storePath string, backend sandbox.Backend, replay episode.Executor, stderr io.Writer, logf func(string, ...any)) (*distrib.Remote, func(), error) {
 	if o.url == "" {
 		return nil, func() {}, nil
 	}
@@ -118,8 +128,15 @@ func (o *coordinatorOptions) start(ctx context.Context, storePath string, backen
 		return nil, nil, err
 	}
 	closers = append(closers, nc.Close)
+	verify := distrib.VerifyConfig{Replay: replay, First: o.verifyFirst, Rate: o.verifyRate}
+	if verify.First == 0 {
+		verify.First = -1 // none
+	}
+	if verify.Rate == 0 {
+		verify.Rate = -1
+	}
 	r, err := distrib.NewRemote(ctx, nc, distrib.RemoteConfig{Backend: backend, InFlight: o.inFlight, Log: logf,
-		Queue: distrib.QueueConfig{AckWait: o.ackWait, MaxDeliver: o.maxDeliver}})
+		Queue: distrib.QueueConfig{AckWait: o.ackWait, MaxDeliver: o.maxDeliver}, Verify: verify})
 	if err != nil {
 		closeAll()
 		return nil, nil, err

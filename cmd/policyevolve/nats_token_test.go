@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"policyevolve/distrib"
+	"policyevolve/evolve/episode"
 	"policyevolve/sandbox"
 )
 
@@ -30,7 +31,7 @@ func TestEmbeddedNATSNeedsAToken(t *testing.T) {
 			t.Fatal(err)
 		}
 		var stderr bytes.Buffer
-		_, stop, err := o.start(context.Background(), storePath, sandbox.Native, &stderr, nil)
+		_, stop, err := o.start(context.Background(), storePath, sandbox.Native, &episode.Local{}, &stderr, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
