@@ -64,7 +64,7 @@ func (c *RemoteConfig) withDefaults() {
 // Remote is an episode.Executor that plays episodes on workers: each
 // episode becomes a job on the JetStream work queue, named by its content
 // address (episode.Episode.ID), and comes back as a result on the results
-// stream, which is checked for shape and range before it is used. A job
+// stream, which is verified (VerifyConfig) before it is used. A job
 // sent twice, delivered twice or played twice is harmless: the same
 // episode always has the same result. The coordinator (the process that
 // holds the store) is the only one that writes the store; workers only
@@ -74,7 +74,9 @@ func (c *RemoteConfig) withDefaults() {
 // streams are recreated if the server lost them, lost jobs are sent again)
 // and of the coordinator (a result published meanwhile is found by its
 // address). A job that no worker can finish comes back, after MaxDeliver
-// deliveries, as a failure wrapping episode.ErrJobFailed.
+// deliveries, as a failure wrapping episode.ErrJobFailed; unless it
+// trusts its workers, the coordinator then plays it itself, and returns
+// that failure only if it fails here too for a reason of the system.
 type Remote struct {
 	cfg RemoteConfig
 	nc  *nats.Conn

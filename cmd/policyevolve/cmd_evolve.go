@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -262,12 +263,44 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	job.Events = progress
 	progress.setActivity(job.Activity)
 	defer progress.heartbeat(progressEvery)()
+	// With workers, the first interrupt also watches what the job waits
+	// for, and gives up the step in flight when no worker is there.
+	runCtx, abandon := context.WithCancel(ctx)
+	defer abandon()
+	var watching struct {
+		sync.Mutex
+		over bool
+		wg   sync.WaitGroup
+	}
 	release := onInterrupt(func() {
 		fmt.Fprintln(stderr, "\npolicyevolve evolve: stopping at the next safe point (Ctrl-C again to abandon the step in flight)")
 		job.Stop()
+		if remote == nil {
+			return
+		}
+		watching.Lock()
+		defer watching.Unlock()
+		if watching.over {
+			return
+		}
+		watching.wg.Go(func() {
+			watchStop(runCtx, remote.Stats, func() string {
+				if id := progress.runID(); id != "" {
+					return fmt.Sprintf("%s evolve --resume %s%s", self(), id, storeFlag(o.storeOptions))
+				}
+				return ""
+			}, stopWatchEvery, stopNoWorkersAfter, stderr, abandon)
+		})
 	})
+	defer func() {
+		watching.Lock()
+		watching.over = true
+		watching.Unlock()
+		abandon()
+		watching.wg.Wait()
+	}()
 	defer release()
-	run, err := job.Run(ctx)
+	run, err := job.Run(runCtx)
 	progress.close()
 	if errors.Is(err, evolve.ErrRunDone) {
 		// Nothing to resume: say so, and show the run as it ended.

@@ -7,7 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"policyevolve/distrib"
 	"policyevolve/evolve/episode"
@@ -77,5 +81,119 @@ func TestEmbeddedNATSNeedsAToken(t *testing.T) {
 	code, _, errOut := runCLI(t, context.Background(), "workers", "--nats", "nats://127.0.0.1:1", "--nats-token-file", tokenPath)
 	if code != exitUsage || !strings.Contains(errOut, "chmod 600") {
 		t.Errorf("a token file others may read: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestStopWithNoWorker: an "evolve --nats" asked to stop while its
+// episodes wait on a queue no worker serves says what it waits for, on
+// how many workers, and how to give up, and gives up by itself after
+// stopNoWorkersAfter: it exits as a second Ctrl-C would (130), with the
+// command that resumes the run.
+func TestStopWithNoWorker(t *testing.T) {
+	t.Setenv(envNATS, "")
+	t.Setenv(envNATSToken, "")
+	old := stopNoWorkersAfter
+	stopNoWorkersAfter = 2 * time.Second
+	defer func() { stopNoWorkersAfter = old }()
+	storePath := filepath.Join(t.TempDir(), "s.db")
+	port := freePort(t)
+	type outcome struct {
+		code        int
+		out, errOut string
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		code, out, errOut := runCLI(t, context.Background(), "evolve", "--game", "gathering", "--map", "small", "--agents", "4",
+			"--steps", "50", "--seeds", "0-1", "--iterations", "1", "--candidates", "2", "--store", storePath,
+			"--nats", fmt.Sprintf("embedded:%d", port))
+		done <- outcome{code, out, errOut}
+	}()
+	// Once episodes wait in the queue, the first interrupt.
+	var nc *nats.Conn
+	for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
+		if time.Since(start) > 5*time.Minute {
+			t.Fatal("no episode ever waited in the queue")
+		}
+		if nc == nil {
+			token, err := distrib.ReadTokenFile(distrib.TokenPath(storePath))
+			if err != nil {
+				continue
+			}
+			if nc, err = distrib.Connect(fmt.Sprintf("nats://127.0.0.1:%d", port), "test", distrib.Auth{Token: token}); err != nil {
+				continue
+			}
+			defer nc.Close()
+		}
+		qs, err := distrib.Queues(context.Background(), nc)
+		if err == nil && len(qs) > 0 && qs[0].Waiting > 0 {
+			break
+		}
+	}
+	if !softStop() {
+		t.Fatal("no stop hook registered while the run waits")
+	}
+	var got outcome
+	select {
+	case got = <-done:
+	case <-time.After(5 * time.Minute): // a hang, not a slow machine
+		t.Fatal("the run waited for ever with no worker")
+	}
+	if got.code != exitCancelled {
+		t.Errorf("exit %d, want %d", got.code, exitCancelled)
+	}
+	for _, want := range []string{"waiting for ", " episode(s) in flight on 0 worker(s) (with none, it gives up after 2s); Ctrl-C again to stop now",
+		"no worker connected for 2s", "abandoning the step in flight"} {
+		if !strings.Contains(got.errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, got.errOut)
+		}
+	}
+	// Once the run is stored (after the pool's baselines), the way back.
+	if strings.Contains(got.errOut, "resumes with") &&
+		!strings.Contains(got.errOut, "the run resumes with: policyevolve evolve --resume run-1 --store "+storePath) {
+		t.Errorf("the command that resumes the run:\n%s", got.errOut)
+	}
+}
+
+// TestWatchStopWaitsForWorkers: while workers are connected a stopping
+// coordinator waits for them (it says so, without a deadline), and gives
+// up only once none has been there for the grace period.
+func TestWatchStopWaitsForWorkers(t *testing.T) {
+	var mu sync.Mutex
+	state := distrib.RemoteStats{Pending: 12, Workers: 2}
+	stats := func(context.Context) (distrib.RemoteStats, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return state, nil
+	}
+	var w syncBuffer
+	abandoned := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go watchStop(ctx, stats, func() string { return "policyevolve evolve --resume run-3" }, time.Millisecond, 50*time.Millisecond,
+		&w, func() { close(abandoned) })
+	for start := time.Now(); !strings.Contains(w.String(), "on 2 worker(s)"); time.Sleep(time.Millisecond) {
+		if time.Since(start) > time.Minute {
+			t.Fatalf("no word:\n%s", w.String())
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // four grace periods, with workers
+	select {
+	case <-abandoned:
+		t.Fatalf("gave up while workers played:\n%s", w.String())
+	default:
+	}
+	if want := "policyevolve evolve: waiting for 12 episode(s) in flight on 2 worker(s); Ctrl-C again to stop now; the run resumes with: policyevolve evolve --resume run-3\n"; !strings.HasPrefix(w.String(), want) {
+		t.Errorf("got %q, want %q", w.String(), want)
+	}
+	mu.Lock()
+	state = distrib.RemoteStats{Pending: 3, Workers: 0}
+	mu.Unlock()
+	select {
+	case <-abandoned:
+	case <-time.After(time.Minute):
+		t.Fatalf("never gave up with no worker:\n%s", w.String())
+	}
+	if !strings.Contains(w.String(), "on 0 worker(s) (with none, it gives up after 50ms)") {
+		t.Errorf("no word on the workers gone:\n%s", w.String())
 	}
 }
