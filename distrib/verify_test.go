@@ -88,7 +88,7 @@ func signedMsg(s *signer, id string, out any) *nats.Msg {
 
 // verifiedRemote is a coordinator's executor on the server at u that
 // replays its workers' results on replay.
-func verifiedRemote(t *testing.T, u string, v VerifyConfig) *Remote {
+func verifiedRemote(t testing.TB, u string, v VerifyConfig) *Remote {
 	t.Helper()
 	nc, err := Connect(u, "test coordinator", Auth{})
 	if err != nil {
