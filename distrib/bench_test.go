@@ -63,7 +63,7 @@ func playAll(b *testing.B, ex episode.Executor, ep *episode.Episode, n, inFlight
 // of this machine (as many slots each as CPUs) fed over an embedded NATS
 // server in the benchmark's process.
 //
-//	go test ./distrib -run '^$' -bench Episodes -benchtime 40x
+//	go test ./distrib -run '^$' -bench '^BenchmarkEpisodes$' -benchtime 40x
 func BenchmarkEpisodes(b *testing.B) {
 	for _, workers := range []int{0, 1, 2} {
 		name := "local"
