@@ -237,7 +237,7 @@ func (r *Remote) settled(ctx context.Context, ep *episode.Episode, w *waiter) (*
 			return out, err
 		}
 		why := d.why
-		if d.out != nil && (why == "" || d.key == "") { // unsigned: a coordinator's dead letter, an older worker
+		if d.out != nil { // trusted: signed or not (a dead letter, a worker of an older version)
 			why = ""
 			if err := d.out.Check(ep); err != nil {
 				why = err.Error()
@@ -534,7 +534,11 @@ func (r *Remote) deadLetter(m jetstream.Msg) {
 	jobs.DeleteMsg(ctx, adv.StreamSeq)
 	m.Ack()
 	r.dead.Add(1)
-	r.logf("nats: episode %.12s failed on every delivery (%d); recorded as a failure", id, adv.Deliveries)
+	then := "the coordinator plays it itself"
+	if r.verify.cfg.TrustWorkers {
+		then = "recorded as a failure"
+	}
+	r.logf("nats: episode %.12s failed on every delivery (%d); %s", id, adv.Deliveries, then)
 }
 
 func (r *Remote) logf(format string, args ...any) {

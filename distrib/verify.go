@@ -34,7 +34,9 @@ import (
 //
 // On a mismatch, the identity is quarantined (its later results are
 // ignored: their episodes are played here) and every earlier result of it
-// that was used unverified is replayed. If one of those differs, the run
+// that was used unverified is replayed (to that end the Remote keeps, per
+// identity, the episodes it used unverified: a few hundred bytes each, the
+// policies' sources shared with the caller's). If one of those differs, the run
 // has used a forged result: Play returns an error wrapping ErrForged, and
 // the run stops.
 type VerifyConfig struct {
@@ -140,25 +142,26 @@ func (v *verifier) sampled(id string) bool {
 func (r *Remote) use(ctx context.Context, ep *episode.Episode, d *delivery) (*episode.Result, error) {
 	v := r.verify
 	id := ep.ID()
-	if d.out != nil && d.why == "" {
-		if err := d.out.Check(ep); err != nil {
-			d.why = err.Error()
-		}
+	var bad error // the result's shape or range
+	if d.out != nil {
+		bad = d.out.Check(ep)
 	}
-	if d.why != "" && d.key != "" {
-		// Signed, and wrong: its signer's fault.
-		if err := v.quarantine(ctx, r, d, "a result out of shape or range: "+d.why); err != nil {
-			return nil, err
-		}
-	}
-	if d.out != nil && d.why == "" && errors.Is(failureOf(d.out), episode.ErrJobFailed) {
-		// No worker played it (or one says so): play it here.
+	if d.out != nil && bad == nil && errors.Is(failureOf(d.out), episode.ErrJobFailed) {
+		// No worker played it, says a worker or a dead letter (signed or
+		// not, it is not taken on its word): play it here.
 		r.logged.logf(r.cfg.Log, "nats: episode %.12s came back as a failed job (%s); playing it here", id, d.out.Failure.Message)
 		local, err := v.replay(ctx, ep)
 		if err != nil {
 			return d.out, nil // it fails here too: the job's failure stands
 		}
 		return local, nil
+	}
+	if bad != nil && d.why == "" {
+		d.why = bad.Error()
+		// Signed, and wrong: its signer's fault.
+		if err := v.quarantine(ctx, r, d, "a result out of shape or range: "+d.why); err != nil {
+			return nil, err
+		}
 	}
 	if d.why != "" {
 		v.invalid.Add(1)

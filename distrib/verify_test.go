@@ -20,7 +20,8 @@ import (
 
 // rogue is a client that holds the server's credentials (here: none are
 // needed) and takes jobs from the native queue like a worker, answering
-// each with the message forge makes of it instead of playing it.
+// each with the message forge makes of it instead of playing it (nil:
+// no answer, the job kept until the server gives it to another).
 func rogue(t *testing.T, u string, forge func(k int, id string, ep *episode.Episode) *nats.Msg) *atomic.Int64 {
 	t.Helper()
 	nc, err := Connect(u, "rogue", Auth{})
@@ -56,8 +57,9 @@ func rogue(t *testing.T, u string, forge func(k int, id string, ep *episode.Epis
 				k := int(answered.Add(1)) - 1
 				if msg := forge(k, id, &ep); msg != nil {
 					js.PublishMsg(ctx, msg)
-				}
-				m.Ack()
+					m.Ack()
+				} // else it sits on the job, never answering
+
 			}
 		}
 	}()
@@ -251,5 +253,28 @@ func TestUnusableResultIsSentAgain(t *testing.T) {
 	got, err := r.Play(context.Background(), ep)
 	if err != nil || played(got, nil) != played(want, nil) {
 		t.Fatalf("%s, %v; want %s", played(got, nil), err, played(want, nil))
+	}
+}
+
+// TestSilentThiefsJobsArePlayedHere: a client that takes every job and
+// never answers makes each a dead letter after MaxDeliver deliveries; a
+// verifying coordinator does not record that as the episode's failure
+// but plays the episode itself.
+func TestSilentThiefsJobsArePlayedHere(t *testing.T) {
+	srv := startServer(t)
+	rogue(t, srv.url(), func(int, string, *episode.Episode) *nats.Msg { return nil })
+	replay := &episode.Local{}
+	r := verifiedRemote(t, srv.url(), VerifyConfig{Replay: replay})
+	ep := builtinEpisode(t, 7)
+	want, err := replay.Play(context.Background(), ep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Play(context.Background(), ep)
+	if err != nil || played(got, nil) != played(want, nil) {
+		t.Fatalf("%s, %v; want the local %s", played(got, nil), err, played(want, nil))
+	}
+	if r.dead.Load() != 1 {
+		t.Fatalf("%d dead letters, want the job's", r.dead.Load())
 	}
 }
