@@ -108,7 +108,8 @@ func (o *coordinatorOptions) start(ctx context.Context, storePath string, backen
 			if created {
 				verb = "generated a token in"
 			}
-			tokenNote = fmt.Sprintf("  (%s %s, mode 0600; or $%s=$(cat %s))\n", verb, path, envNATSToken, shellArg(path))
+			tokenNote = fmt.Sprintf("  (%s %s, mode 0600, kept for --resume: copy it to workers on other machines,\n  or give it as %s=$(cat %s))\n",
+				verb, path, envNATSToken, shellArg(path))
 			join = "--nats-token-file " + shellArg(path) + " --nats "
 		}
 		srv, serr := distrib.StartEmbedded(distrib.EmbeddedConfig{Host: host, Port: port, StoreDir: dir, Auth: o.auth})
