@@ -87,7 +87,12 @@ resume; the second abandons the step in flight) and kill -9: resume with
 
 With --nats, the episodes are played by evaluation workers ("policyevolve
 worker") fed by a NATS JetStream queue: --nats embedded runs the server in
-this process; the results are those of a local run.`, stdout)
+this process, admitting no client without credentials (given none, it
+generates a token in STORE.nats-token for the workers). The coordinator
+replays a sample of every worker's results and ignores a worker caught
+forging: the results are those of a local run. A stop (the first Ctrl-C)
+says what it waits for on the workers, and with none connected gives up
+the step in flight after 30s.`, stdout)
 	o.envOptions.register(fs)
 	fs.StringVar(&o.cfg.Mode, "mode", evolve.ModePopulation, "search mode: population, chain or gepa")
 	fs.Uint64Var(&o.cfg.Seed, "seed", 1, "run seed: every random choice derives from it")
