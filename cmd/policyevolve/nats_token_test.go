@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,26 +110,7 @@ func TestStopWithNoWorker(t *testing.T) {
 		done <- outcome{code, out, errOut}
 	}()
 	// Once episodes wait in the queue, the first interrupt.
-	var nc *nats.Conn
-	for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
-		if time.Since(start) > 5*time.Minute {
-			t.Fatal("no episode ever waited in the queue")
-		}
-		if nc == nil {
-			token, err := distrib.ReadTokenFile(distrib.TokenPath(storePath))
-			if err != nil {
-				continue
-			}
-			if nc, err = distrib.Connect(fmt.Sprintf("nats://127.0.0.1:%d", port), "test", distrib.Auth{Token: token}); err != nil {
-				continue
-			}
-			defer nc.Close()
-		}
-		qs, err := distrib.Queues(context.Background(), nc)
-		if err == nil && len(qs) > 0 && qs[0].Waiting > 0 {
-			break
-		}
-	}
+	waitForQueued(t, storePath, port)
 	if !softStop() {
 		t.Fatal("no stop hook registered while the run waits")
 	}
@@ -195,5 +177,89 @@ func TestWatchStopWaitsForWorkers(t *testing.T) {
 	}
 	if !strings.Contains(w.String(), "on 0 worker(s) (with none, it gives up after 50ms)") {
 		t.Errorf("no word on the workers gone:\n%s", w.String())
+	}
+}
+
+// TestStopWithNoWorkerMidRun: the same for a stored run (resumed on a
+// queue no worker serves): the words say how to resume it, and so does
+// the end.
+func TestStopWithNoWorkerMidRun(t *testing.T) {
+	t.Setenv(envNATS, "")
+	t.Setenv(envNATSToken, "")
+	old := stopNoWorkersAfter
+	stopNoWorkersAfter = 2 * time.Second
+	defer func() { stopNoWorkersAfter = old }()
+	storePath := filepath.Join(t.TempDir(), "s.db")
+	args := []string{"evolve", "--game", "gathering", "--map", "small", "--agents", "4", "--steps", "50", "--seeds", "0-1",
+		"--iterations", "2", "--candidates", "2", "--store", storePath}
+	// A run stored and stopped (interrupted at its first safe point).
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for !softStop() {
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	code, _, errOut := runCLI(t, context.Background(), args...)
+	<-stopped
+	if code != exitCancelled {
+		t.Fatalf("the first run: exit %d\n%s", code, errOut)
+	}
+	port := freePort(t)
+	done := make(chan int, 1)
+	var stderr syncBuffer
+	go func() {
+		done <- dispatch(context.Background(), []string{"evolve", "--resume", "run-1", "--store", storePath,
+			"--nats", fmt.Sprintf("embedded:%d", port)}, io.Discard, &stderr)
+	}()
+	waitForQueued(t, storePath, port)
+	if !softStop() {
+		t.Fatal("no stop hook registered while the run waits")
+	}
+	select {
+	case code = <-done:
+	case <-time.After(5 * time.Minute): // a hang, not a slow machine
+		t.Fatal("the run waited for ever with no worker")
+	}
+	out := stderr.String()
+	if code != exitCancelled {
+		t.Errorf("exit %d, want %d\n%s", code, exitCancelled, out)
+	}
+	resume := "policyevolve evolve --resume run-1 --store " + storePath
+	for _, want := range []string{" episode(s) in flight on 0 worker(s) (with none, it gives up after 2s); Ctrl-C again to stop now; the run resumes with: " + resume,
+		"no worker connected for 2s", "abandoned; resume with: " + resume} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// waitForQueued waits until episodes wait in the queue of the embedded
+// server an evolve on storePath runs on port.
+func waitForQueued(t *testing.T, storePath string, port int) {
+	t.Helper()
+	var nc *nats.Conn
+	defer func() {
+		if nc != nil {
+			nc.Close()
+		}
+	}()
+	for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
+		if time.Since(start) > 5*time.Minute {
+			t.Fatal("no episode ever waited in the queue")
+		}
+		if nc == nil {
+			token, err := distrib.ReadTokenFile(distrib.TokenPath(storePath))
+			if err != nil {
+				continue
+			}
+			if nc, err = distrib.Connect(fmt.Sprintf("nats://127.0.0.1:%d", port), "test", distrib.Auth{Token: token}); err != nil {
+				continue
+			}
+		}
+		qs, err := distrib.Queues(context.Background(), nc)
+		if err == nil && len(qs) > 0 && qs[0].Waiting > 0 {
+			return
+		}
 	}
 }
