@@ -63,14 +63,30 @@ func playAll(b *testing.B, ex episode.Executor, ep *episode.Episode, n, inFlight
 // of this machine (as many slots each as CPUs) fed over an embedded NATS
 // server in the benchmark's process.
 //
-//	go test ./distrib -run '^$' -bench Episodes -benchtime 40x
+//	go test ./distrib -run '^$' -bench '^BenchmarkEpisodes$' -benchtime 40x
 func BenchmarkEpisodes(b *testing.B) {
 	for _, workers := range []int{0, 1, 2} {
 		name := "local"
 		if workers > 0 {
 			name = fmt.Sprintf("workers=%d", workers)
 		}
-		b.Run(name, func(b *testing.B) { benchExecutor(b, workers, "voronoi", 1000, 8) })
+		b.Run(name, func(b *testing.B) { benchExecutor(b, workers, "voronoi", 1000, 8, nil) })
+	}
+}
+
+// BenchmarkVerifiedEpisodes is BenchmarkEpisodes' one worker process with
+// the coordinator verifying its results as by default (VerifyConfig's
+// defaults: the first 3 of every worker, then 1 in 20, replayed here), and
+// with every result replayed (rate 1): the cost of verification, beside
+// the replayed share of the episodes.
+//
+//	go test ./distrib -run '^$' -bench VerifiedEpisodes -benchtime 40x
+func BenchmarkVerifiedEpisodes(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		v    VerifyConfig
+	}{{"trusting", trusting}, {"default", VerifyConfig{}}, {"all", VerifyConfig{Rate: 1}}} {
+		b.Run(c.name, func(b *testing.B) { benchExecutor(b, 1, "voronoi", 1000, 8, &c.v) })
 	}
 }
 
@@ -85,11 +101,14 @@ func BenchmarkJobOverhead(b *testing.B) {
 		if workers > 0 {
 			name = "nats"
 		}
-		b.Run(name, func(b *testing.B) { benchExecutor(b, workers, "bfs", 1, 1) })
+		b.Run(name, func(b *testing.B) { benchExecutor(b, workers, "bfs", 1, 1, nil) })
 	}
 }
 
-func benchExecutor(b *testing.B, workers int, policy string, steps, inFlight int) {
+// benchExecutor plays episodes of policy locally (workers 0) or on worker
+// processes, the coordinator verifying their results by verify (nil:
+// trusting them).
+func benchExecutor(b *testing.B, workers int, policy string, steps, inFlight int, verify *VerifyConfig) {
 	ep := benchEpisode(b, policy, steps)
 	var ex episode.Executor
 	if workers == 0 {
@@ -101,7 +120,21 @@ func benchExecutor(b *testing.B, workers int, policy string, steps, inFlight int
 		for k := range workers {
 			startWorker(b, srv.url(), fmt.Sprintf("bench-%d", k), 0)
 		}
-		ex = newRemote(b, srv.url())
+		if verify == nil {
+			ex = newRemote(b, srv.url())
+		} else {
+			v := *verify
+			if !v.TrustWorkers {
+				local := &episode.Local{Sandbox: newSandbox(b)}
+				defer local.Close()
+				v.Replay = local
+			}
+			r := verifiedRemote(b, srv.url(), v)
+			ex = r
+			defer func() {
+				b.ReportMetric(float64(r.verify.replayed.Load())/float64(b.N+4), "replayed/episode")
+			}()
+		}
 	}
 	// Warm up: compile the policy everywhere, start the policy workers.
 	playAll(b, ex, ep, 4*max(workers, 1), 4*max(workers, 1))

@@ -23,12 +23,19 @@
 // that were lost with it.
 //
 // Security: clients authenticate with NATS's own means (Auth: token, NKey
-// or credentials file, TLS); no credential is stored or logged. A worker
-// trusts nothing in a job beyond its sandbox: the job is checked for shape
-// and content address, the sources are validated, compiled and confined
-// as locally. The coordinator trusts nothing in a result beyond its shape
-// and range (episode.Result.Check): a result that fails the check stops
-// the run rather than entering the store.
+// or credentials file, TLS); no credential is stored in the store or
+// logged. An embedded server on an interface beyond loopback refuses to
+// start without a way to check its clients; a coordinator given no
+// credentials generates a token (LoadOrCreateToken, beside its store). A
+// worker trusts nothing in a job beyond its sandbox: the job is checked
+// for shape and content address, the sources are validated, compiled and
+// confined as locally. The coordinator takes a worker's result as
+// evidence, not truth: workers sign their results with a key of their
+// own, and Remote replays a sample of every key's results (VerifyConfig),
+// quarantining a key whose result is not its episode's and replaying its
+// earlier ones (ErrForged when one was used); a result that is invalid
+// (episode.Result.Check and more) is played by the coordinator itself,
+// never a reason to stop.
 //
 // Observability: each worker keeps its statistics in WorkersBucket
 // (ListWorkers); Queues and Remote.Stats report the queues' depth.

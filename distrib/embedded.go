@@ -15,7 +15,9 @@ import (
 // EmbeddedConfig configures an in-process NATS server with JetStream.
 type EmbeddedConfig struct {
 	// Host to listen on: loopback unless a host is given ("0.0.0.0" for
-	// every interface, so that workers on other machines can join).
+	// every interface, so that workers on other machines can join). A
+	// host other than loopback needs Auth to check clients (a token, an
+	// NKey, or TLS with a CA for clients' certificates).
 	Host string
 	// Port to listen on (default 4222; -1: any free port).
 	Port int
@@ -76,6 +78,9 @@ func StartEmbedded(c EmbeddedConfig) (*Embedded, error) {
 	if c.Host == "" {
 		c.Host = "127.0.0.1"
 	}
+	if !c.Auth.admits() && !isLoopback(c.Host) {
+		return nil, fmt.Errorf("embedded nats: listening on %s without credentials would let anyone who reaches it take and answer jobs; give a token or an NKey (or listen on loopback)", c.Host)
+	}
 	if c.Port == 0 {
 		c.Port = 4222
 	}
@@ -121,6 +126,22 @@ func StartEmbedded(c EmbeddedConfig) (*Embedded, error) {
 			net.JoinHostPort(c.Host, strconv.Itoa(c.Port)), c.ReadyTimeout)
 	}
 	return &Embedded{srv: srv}, nil
+}
+
+// admits reports whether a server with a's settings checks who connects:
+// a token, an NKey, or TLS that verifies client certificates.
+func (a Auth) admits() bool {
+	return a.Token != "" || a.NKeyFile != "" || a.TLSCert != "" && a.TLSCA != ""
+}
+
+// isLoopback reports whether host names this machine's loopback interface
+// only.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // URL is where clients connect (for a server on every interface, the

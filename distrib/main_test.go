@@ -263,14 +263,19 @@ func openStore(t *testing.T) *store.Store {
 // a second, a job fails after two deliveries.
 var testQueue = QueueConfig{AckWait: time.Second, MaxDeliver: 2}
 
-// newRemote is a coordinator's executor on the server at u.
+// trusting is the verification of the tests of the queue's mechanics:
+// none (the tests of verification set their own).
+var trusting = VerifyConfig{TrustWorkers: true}
+
+// newRemote is a coordinator's executor on the server at u, trusting its
+// workers.
 func newRemote(t testing.TB, u string) *Remote {
 	t.Helper()
 	nc, err := Connect(u, "test coordinator", Auth{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewRemote(context.Background(), nc, RemoteConfig{Queue: testQueue, Recheck: time.Second,
+	r, err := NewRemote(context.Background(), nc, RemoteConfig{Queue: testQueue, Recheck: time.Second, Verify: trusting,
 		Log: func(f string, a ...any) { t.Logf(f, a...) }})
 	if err != nil {
 		t.Fatal(err)

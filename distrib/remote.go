@@ -32,6 +32,8 @@ type RemoteConfig struct {
 	// for it: its result, or the job in the queue, sent again if it was
 	// lost (a server that lost its state, say). Default 15 s.
 	Recheck time.Duration
+	// Verify is how the workers' results are checked (replayed here).
+	Verify VerifyConfig
 	// Log receives one line per notable event (nil: none).
 	Log func(format string, args ...any)
 }
@@ -62,7 +64,7 @@ func (c *RemoteConfig) withDefaults() {
 // Remote is an episode.Executor that plays episodes on workers: each
 // episode becomes a job on the JetStream work queue, named by its content
 // address (episode.Episode.ID), and comes back as a result on the results
-// stream, which is checked for shape and range before it is used. A job
+// stream, which is verified (VerifyConfig) before it is used. A job
 // sent twice, delivered twice or played twice is harmless: the same
 // episode always has the same result. The coordinator (the process that
 // holds the store) is the only one that writes the store; workers only
@@ -72,7 +74,9 @@ func (c *RemoteConfig) withDefaults() {
 // streams are recreated if the server lost them, lost jobs are sent again)
 // and of the coordinator (a result published meanwhile is found by its
 // address). A job that no worker can finish comes back, after MaxDeliver
-// deliveries, as a failure wrapping episode.ErrJobFailed.
+// deliveries, as a failure wrapping episode.ErrJobFailed; unless it
+// trusts its workers, the coordinator then plays it itself, and returns
+// that failure only if it fails here too for a reason of the system.
 type Remote struct {
 	cfg RemoteConfig
 	nc  *nats.Conn
@@ -89,6 +93,8 @@ type Remote struct {
 	waiting  map[string]*waiter
 	backends map[string]bool
 
+	verify *verifier
+
 	resent, dead atomic.Int64
 	logged       rateLog
 }
@@ -101,19 +107,28 @@ type waiter struct {
 	data        []byte // the job
 	refs        int
 	checked     time.Time // sent or last looked for
-	out         *episode.Result
-	done        chan struct{} // closed when out is set
+	got         *delivery
+	done        chan struct{} // closed when got is set
+
+	// What is made of got (use), once for every caller.
+	once  sync.Once
+	final *episode.Result
+	err   error
 }
 
 // NewRemote prepares the queue on the server nc is connected to and
 // starts listening for results. Close it when done (nc stays open).
 func NewRemote(ctx context.Context, nc *nats.Conn, cfg RemoteConfig) (*Remote, error) {
 	cfg.withDefaults()
+	v, err := newVerifier(cfg.Verify)
+	if err != nil {
+		return nil, err
+	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
 	}
-	r := &Remote{cfg: cfg, nc: nc, js: js, slots: make(chan struct{}, cfg.InFlight), ensure: make(chan struct{}, 1),
+	r := &Remote{cfg: cfg, nc: nc, js: js, verify: v, slots: make(chan struct{}, cfg.InFlight), ensure: make(chan struct{}, 1),
 		waiting: map[string]*waiter{}, backends: map[string]bool{string(cfg.Backend): true}}
 	if err := ensureQueue(ctx, js, cfg.Queue, r.backendList()); err != nil {
 		return nil, fmt.Errorf("nats queue: %w", err)
@@ -123,7 +138,7 @@ func NewRemote(ctx context.Context, nc *nats.Conn, cfg RemoteConfig) (*Remote, e
 	if err != nil {
 		return nil, fmt.Errorf("nats results: %w", err)
 	}
-	r.consume, err = cons.Consume(func(m jetstream.Msg) { r.deliver(lastToken(m.Subject()), m.Data()) },
+	r.consume, err = cons.Consume(func(m jetstream.Msg) { r.deliver(lastToken(m.Subject()), m.Headers(), m.Data()) },
 		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) { r.logged.logf(r.cfg.Log, "nats results: %v", err) }))
 	if err != nil {
 		return nil, fmt.Errorf("nats results: %w", err)
@@ -174,27 +189,86 @@ func (r *Remote) Play(ctx context.Context, ep *episode.Episode) (*envs.Result, e
 	w, first := r.wait(id, backend, data)
 	defer r.unwait(w)
 	if first {
-		if out := r.lookup(ctx, id); out != nil {
-			r.settle(id, out)
+		if d := r.lookup(ctx, id); d != nil {
+			r.settle(id, d)
 		} else if err := r.publish(ctx, w, id); err != nil {
 			return nil, err
 		}
 	}
+	if err := r.await(ctx, w); err != nil {
+		return nil, err
+	}
+	w.once.Do(func() { w.final, w.err = r.settled(ctx, ep, w) })
+	if w.err != nil {
+		return nil, w.err
+	}
+	return w.final.Played()
+}
+
+// await waits until w has a delivery.
+func (r *Remote) await(ctx context.Context, w *waiter) error {
+	r.mu.Lock()
+	done := w.done
+	r.mu.Unlock()
 	select {
-	case <-w.done:
+	case <-done:
+		return nil
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	case <-r.ctx.Done():
-		return nil, errClosed
+		return errClosed
 	}
-	if err := w.out.Check(ep); err != nil {
-		// Not kept: a later attempt plays the episode again.
-		if s, serr := r.js.Stream(ctx, ResultsStream); serr == nil {
-			s.Purge(ctx, jetstream.WithPurgeSubject(resultSubject(id)))
+}
+
+// settled makes the result of w's episode out of what was delivered:
+// verified (use), or, with TrustWorkers, used as it is when it is of the
+// right shape and range — else dropped, and the job sent again, up to
+// MaxDeliver times.
+func (r *Remote) settled(ctx context.Context, ep *episode.Episode, w *waiter) (*episode.Result, error) {
+	for attempt := 1; ; attempt++ {
+		r.mu.Lock()
+		d := w.got
+		r.mu.Unlock()
+		if !r.verify.cfg.TrustWorkers {
+			out, err := r.use(ctx, ep, d)
+			if d.why != "" {
+				r.purge(ctx, w.id)
+			}
+			return out, err
 		}
-		return nil, fmt.Errorf("remote worker: %w", err)
+		why := d.why
+		if d.out != nil { // trusted: signed or not (a dead letter, a worker of an older version)
+			why = ""
+			if err := d.out.Check(ep); err != nil {
+				why = err.Error()
+			}
+		}
+		if d.out != nil && why == "" {
+			return d.out, nil
+		}
+		r.purge(ctx, w.id)
+		if attempt >= r.cfg.Queue.MaxDeliver {
+			return episode.JobFailed(w.id, fmt.Sprintf("every result received (%d) was unusable; the last, from %s: %s", attempt, d.who(), why)), nil
+		}
+		r.logged.logf(r.cfg.Log, "nats: a result for episode %.12s from %s is not used (%s); sending the job again", w.id, d.who(), why)
+		r.mu.Lock()
+		w.got, w.done = nil, make(chan struct{})
+		r.mu.Unlock()
+		if err := r.publish(ctx, w, w.id+"."+strconv.FormatInt(time.Now().UnixNano(), 36)); err != nil {
+			return nil, err
+		}
+		if err := r.await(ctx, w); err != nil {
+			return nil, err
+		}
 	}
-	return w.out.Played()
+}
+
+// purge removes the stored result of episode id: a later lookup does not
+// find it.
+func (r *Remote) purge(ctx context.Context, id string) {
+	if s, err := r.js.Stream(ctx, ResultsStream); err == nil {
+		s.Purge(ctx, jetstream.WithPurgeSubject(resultSubject(id)))
+	}
 }
 
 // wait registers a waiter for id, or joins the one there is, reporting
@@ -219,32 +293,24 @@ func (r *Remote) unwait(w *waiter) {
 	}
 }
 
-// settle hands a result to whoever waits for it.
-func (r *Remote) settle(id string, out *episode.Result) {
+// settle hands a delivery to whoever waits for it.
+func (r *Remote) settle(id string, d *delivery) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if w := r.waiting[id]; w != nil && w.out == nil {
-		w.out = out
+	if w := r.waiting[id]; w != nil && w.got == nil {
+		w.got = d
 		close(w.done)
 	}
 }
 
-// deliver decodes a result from the results stream.
-func (r *Remote) deliver(id string, data []byte) {
-	var out episode.Result
-	if err := json.Unmarshal(data, &out); err != nil {
-		r.logged.logf(r.cfg.Log, "nats: a result for %.12s that does not decode: %v", id, err)
-		return
-	}
-	if out.Job != id {
-		r.logged.logf(r.cfg.Log, "nats: a result for %.12s on the subject of %.12s", out.Job, id)
-		return
-	}
-	r.settle(id, &out)
+// deliver reads a result from the results stream and hands it to whoever
+// waits for it, whatever it holds: what to make of it is decided there.
+func (r *Remote) deliver(id string, h nats.Header, data []byte) {
+	r.settle(id, readDelivery(id, h, data))
 }
 
 // lookup returns the stored result of episode id, or nil.
-func (r *Remote) lookup(ctx context.Context, id string) *episode.Result {
+func (r *Remote) lookup(ctx context.Context, id string) *delivery {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	s, err := r.js.Stream(ctx, ResultsStream)
@@ -255,11 +321,7 @@ func (r *Remote) lookup(ctx context.Context, id string) *episode.Result {
 	if err != nil {
 		return nil
 	}
-	var out episode.Result
-	if json.Unmarshal(m.Data, &out) != nil || out.Job != id {
-		return nil
-	}
-	return &out
+	return readDelivery(id, m.Header, m.Data)
 }
 
 // publish sends the job of w, again and again until the server has it or
@@ -366,7 +428,7 @@ func (r *Remote) recheckLoop() {
 		var stale []*waiter
 		r.mu.Lock()
 		for _, w := range r.waiting {
-			if w.out == nil && now.Sub(w.checked) >= r.cfg.Recheck {
+			if w.got == nil && now.Sub(w.checked) >= r.cfg.Recheck {
 				w.checked = now
 				stale = append(stale, w)
 			}
@@ -381,8 +443,8 @@ func (r *Remote) recheckLoop() {
 func (r *Remote) recheck(w *waiter) {
 	ctx, cancel := context.WithTimeout(r.ctx, 30*time.Second)
 	defer cancel()
-	if out := r.lookup(ctx, w.id); out != nil {
-		r.settle(w.id, out)
+	if d := r.lookup(ctx, w.id); d != nil {
+		r.settle(w.id, d)
 		return
 	}
 	s, err := r.js.Stream(ctx, JobsStream)
@@ -398,8 +460,8 @@ func (r *Remote) recheck(w *waiter) {
 	case !errors.Is(err, jetstream.ErrMsgNotFound):
 		return // the server is away: next time
 	}
-	if out := r.lookup(ctx, w.id); out != nil { // answered meanwhile
-		r.settle(w.id, out)
+	if d := r.lookup(ctx, w.id); d != nil { // answered meanwhile
+		r.settle(w.id, d)
 		return
 	}
 	r.resent.Add(1)
@@ -472,7 +534,11 @@ func (r *Remote) deadLetter(m jetstream.Msg) {
 	jobs.DeleteMsg(ctx, adv.StreamSeq)
 	m.Ack()
 	r.dead.Add(1)
-	r.logf("nats: episode %.12s failed on every delivery (%d); recorded as a failure", id, adv.Deliveries)
+	then := "the coordinator plays it itself"
+	if r.verify.cfg.TrustWorkers {
+		then = "recorded as a failure"
+	}
+	r.logf("nats: episode %.12s failed on every delivery (%d); %s", id, adv.Deliveries, then)
 }
 
 func (r *Remote) logf(format string, args ...any) {

@@ -119,16 +119,20 @@ func localDigest(t *testing.T) string {
 }
 
 // TestRemoteRunIsTheLocalRun: a population search whose episodes are
-// played by two worker processes over NATS ends with the same records,
-// bit for bit, as the same run (same seed) played locally.
+// played by two worker processes over NATS, their results verified as by
+// default, ends with the same records, bit for bit, as the same run (same
+// seed) played locally, and no honest worker is quarantined.
 func TestRemoteRunIsTheLocalRun(t *testing.T) {
 	want := localDigest(t)
 	s := openStore(t)
 	srv := startServer(t)
 	startWorker(t, srv.url(), "w1", 1)
 	startWorker(t, srv.url(), "w2", 1)
-	remote := newRemote(t, srv.url())
-	job := &evolve.Job{Config: remoteCfg, Store: s, Sandbox: newSandbox(t), Planner: remotePlanner, Executor: remote}
+	sb := newSandbox(t)
+	replay := &episode.Local{Sandbox: sb}
+	defer replay.Close()
+	remote := verifiedRemote(t, srv.url(), VerifyConfig{Replay: replay}) // as deployed: the defaults
+	job := &evolve.Job{Config: remoteCfg, Store: s, Sandbox: sb, Planner: remotePlanner, Executor: remote}
 	run, err := job.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -151,6 +155,9 @@ func TestRemoteRunIsTheLocalRun(t *testing.T) {
 	}
 	if jobs == 0 {
 		t.Fatal("the workers played no job")
+	}
+	if n := remote.verify.mismatches.Load() + remote.verify.quarantined.Load(); n != 0 {
+		t.Fatalf("honest workers: %d mismatches or quarantines", n)
 	}
 }
 
@@ -414,7 +421,9 @@ func TestPoisonJobs(t *testing.T) {
 	for id, want := range map[string]string{"garbage": "failed on every delivery (2)", shapeless.ID(): "refused the job: episode: 2 seats for 4 agents"} {
 		var out *episode.Result
 		waitFor(t, "an answer to a job sent by hand", func() bool {
-			out = r.lookup(ctx, id)
+			if d := r.lookup(ctx, id); d != nil {
+				out = d.out
+			}
 			return out != nil
 		})
 		if out.Failure == nil || !strings.Contains(out.Failure.Message, want) {
@@ -477,7 +486,7 @@ func TestCoordinatorRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := NewRemote(context.Background(), nc, RemoteConfig{Queue: testQueue, InFlight: 2})
+	first, err := NewRemote(context.Background(), nc, RemoteConfig{Queue: testQueue, InFlight: 2, Verify: trusting})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,7 +556,7 @@ func TestLongJobStaysWithItsWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	r, err := NewRemote(context.Background(), nc, RemoteConfig{Queue: patientQueue})
+	r, err := NewRemote(context.Background(), nc, RemoteConfig{Queue: patientQueue, Verify: trusting})
 	if err != nil {
 		t.Fatal(err)
 	}

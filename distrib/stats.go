@@ -17,13 +17,16 @@ import (
 
 // WorkerStats is what a worker tells of itself in the workers' bucket.
 type WorkerStats struct {
-	Name        string    `json:"name"`
-	Host        string    `json:"host"`
-	PID         int       `json:"pid"`
-	Backend     string    `json:"backend"`
-	Concurrency int       `json:"concurrency"`
-	Started     time.Time `json:"started"`
-	Seen        time.Time `json:"seen"` // the last heartbeat
+	Name        string `json:"name"`
+	Host        string `json:"host"`
+	PID         int    `json:"pid"`
+	Backend     string `json:"backend"`
+	Concurrency int    `json:"concurrency"`
+	// Key is the public key the worker signs its results with, as the
+	// coordinator's logs name it (told by the worker: for display only).
+	Key     string    `json:"key"`
+	Started time.Time `json:"started"`
+	Seen    time.Time `json:"seen"` // the last heartbeat
 	// Jobs answered with a result; Failed of them, a policy's failure;
 	// Errors: jobs the system failed (handed back, or refused).
 	Jobs   int64 `json:"jobs"`
@@ -66,7 +69,7 @@ func (w *Worker) Stats() WorkerStats {
 	host, _ := os.Hostname()
 	now := time.Now()
 	s := WorkerStats{Name: w.cfg.Name, Host: host, PID: os.Getpid(), Backend: string(w.cfg.Backend),
-		Concurrency: w.cfg.Concurrency, Started: c.started, Seen: now, Jobs: c.jobs.Load(),
+		Concurrency: w.cfg.Concurrency, Key: w.id.pub, Started: c.started, Seen: now, Jobs: c.jobs.Load(),
 		Failed: c.failed.Load(), Errors: c.errors.Load(), Busy: c.busy.Load()}
 	if s.Jobs > 0 {
 		s.JobSeconds = time.Duration(c.jobNanos.Load()).Seconds() / float64(s.Jobs)

@@ -93,7 +93,9 @@ func keySafe(s string) string {
 
 // Worker takes jobs from the work queue of its backend, plays them as the
 // coordinator would (episode.Local: the same validation, limits and OS
-// confinement), publishes each result and acknowledges the job. It trusts
+// confinement), publishes each result, signed with a key of its own made
+// when it starts (the coordinator knows it by that key), and acknowledges
+// the job. It trusts
 // nothing in a job beyond its sandbox: a job is checked for shape and
 // content address before anything in it runs, and policy sources are
 // validated and confined as locally.
@@ -108,6 +110,7 @@ type Worker struct {
 	cfg WorkerConfig
 	nc  *nats.Conn
 	js  jetstream.JetStream
+	id  *signer // signs the results
 
 	draining atomic.Bool
 	drainMu  sync.Mutex // guards stopWaiting
@@ -135,7 +138,11 @@ func NewWorker(nc *nats.Conn, cfg WorkerConfig) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, locals: map[episode.Limits]*episode.Local{}}
+	id, err := newSigner(cfg.Name)
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{cfg: cfg, nc: nc, js: js, id: id, locals: map[episode.Limits]*episode.Local{}}
 	w.stats.started = time.Now()
 	return w, nil
 }
@@ -364,7 +371,7 @@ func (w *Worker) answer(ctx context.Context, m jetstream.Msg, out *episode.Resul
 	}
 	for attempt := 0; ; attempt++ {
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		_, err = w.js.Publish(pctx, resultSubject(out.Job), data)
+		_, err = w.js.PublishMsg(pctx, w.id.message(resultSubject(out.Job), data))
 		cancel()
 		if err == nil {
 			break

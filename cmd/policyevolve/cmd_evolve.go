@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -86,7 +87,12 @@ resume; the second abandons the step in flight) and kill -9: resume with
 
 With --nats, the episodes are played by evaluation workers ("policyevolve
 worker") fed by a NATS JetStream queue: --nats embedded runs the server in
-this process; the results are those of a local run.`, stdout)
+this process, admitting no client without credentials (given none, it
+generates a token in STORE.nats-token for the workers). The coordinator
+replays a sample of every worker's results and ignores a worker caught
+forging: the results are those of a local run. A stop (the first Ctrl-C)
+says what it waits for on the workers, and with none connected gives up
+the step in flight after 30s.`, stdout)
 	o.envOptions.register(fs)
 	fs.StringVar(&o.cfg.Mode, "mode", evolve.ModePopulation, "search mode: population, chain or gepa")
 	fs.Uint64Var(&o.cfg.Seed, "seed", 1, "run seed: every random choice derives from it")
@@ -234,7 +240,11 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		return err
 	}
 	progress := newEvolveProgress(stdout, stderr, o.json)
-	remote, closeNATS, err := o.nats.start(ctx, o.storeOptions.path, sb.Backend(), stderr, progress.logf)
+	// The coordinator's own executor replays a sample of the workers'
+	// results (distrib.VerifyConfig).
+	replay := &episode.Local{Sandbox: sb, Workers: cfg.Workers}
+	defer replay.Close()
+	remote, closeNATS, err := o.nats.start(ctx, o.storeOptions.path, sb.Backend(), replay, stderr, progress.logf)
 	if err != nil {
 		return err
 	}
@@ -258,12 +268,44 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	job.Events = progress
 	progress.setActivity(job.Activity)
 	defer progress.heartbeat(progressEvery)()
+	// With workers, the first interrupt also watches what the job waits
+	// for, and gives up the step in flight when no worker is there.
+	runCtx, abandon := context.WithCancel(ctx)
+	defer abandon()
+	var watching struct {
+		sync.Mutex
+		over bool
+		wg   sync.WaitGroup
+	}
 	release := onInterrupt(func() {
 		fmt.Fprintln(stderr, "\npolicyevolve evolve: stopping at the next safe point (Ctrl-C again to abandon the step in flight)")
 		job.Stop()
+		if remote == nil {
+			return
+		}
+		watching.Lock()
+		defer watching.Unlock()
+		if watching.over {
+			return
+		}
+		watching.wg.Go(func() {
+			watchStop(runCtx, remote.Stats, func() string {
+				if id := progress.runID(); id != "" {
+					return fmt.Sprintf("%s evolve --resume %s%s", self(), id, storeFlag(o.storeOptions))
+				}
+				return ""
+			}, stopWatchEvery, stopNoWorkersAfter, stderr, abandon)
+		})
 	})
+	defer func() {
+		watching.Lock()
+		watching.over = true
+		watching.Unlock()
+		abandon()
+		watching.wg.Wait()
+	}()
 	defer release()
-	run, err := job.Run(ctx)
+	run, err := job.Run(runCtx)
 	progress.close()
 	if errors.Is(err, evolve.ErrRunDone) {
 		// Nothing to resume: say so, and show the run as it ended.

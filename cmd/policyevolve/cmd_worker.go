@@ -34,12 +34,16 @@ Each policy is compiled once per worker (kept for the next jobs, up to
 --max-programs) and played exactly as the coordinator would play it: the
 same validation, the same limits (a job carries the coordinator's step
 timeout and cost budget) and the same OS confinement. A worker trusts
-nothing in a job beyond its sandbox; the coordinator checks every result
-for shape and range. Workers may join and leave at any time: a job a
+nothing in a job beyond its sandbox; the coordinator trusts no result
+beyond what it checks: the worker signs its results with a key it makes
+when it starts, and the coordinator replays a sample of each worker's
+results, ignoring a worker caught forging. Workers may join and leave at any time: a job a
 worker dies on goes to another.
 
 SIGTERM or Ctrl-C finishes the jobs in hand and stops; a second one
-abandons them (they go back to the queue). Credentials: --nats-token (or
+abandons them (they go back to the queue). Credentials: --nats-token-file
+(an "evolve --nats embedded" without credentials generates its token in
+STORE.nats-token beside its store), --nats-token (or
 $POLICYEVOLVE_NATS_TOKEN), --nats-nkey, --nats-creds, and TLS with
 --nats-tls-ca (and --nats-tls-cert/--nats-tls-key if the server checks
 clients).`, stdout)

@@ -162,7 +162,7 @@ func TestWorkersLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	r, err := distrib.NewRemote(context.Background(), nc, distrib.RemoteConfig{})
+	r, err := distrib.NewRemote(context.Background(), nc, distrib.RemoteConfig{Verify: distrib.VerifyConfig{TrustWorkers: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,13 +95,15 @@ var flagRules = map[string]rule{
 	"llm-timeout":    {lo: float64(time.Second), hi: float64(24 * time.Hour)},
 
 	// NATS.
-	"nats-inflight":    {lo: 1, hi: 100_000},
-	"nats-ack-wait":    {lo: float64(time.Second), hi: float64(24 * time.Hour)},
-	"nats-max-deliver": {lo: 1, hi: 1000},
-	"nats-wait":        {lo: 0, hi: float64(24 * 365 * time.Hour)},
-	"concurrency":      {lo: 1, hi: 1024},
-	"max-programs":     {lo: 1, hi: 100_000},
-	"heartbeat":        {lo: float64(100 * time.Millisecond), hi: float64(time.Hour)},
+	"nats-inflight":     {lo: 1, hi: 100_000},
+	"nats-ack-wait":     {lo: float64(time.Second), hi: float64(24 * time.Hour)},
+	"nats-max-deliver":  {lo: 1, hi: 1000},
+	"nats-verify-first": {lo: 0, hi: 1000},
+	"nats-verify-rate":  {lo: 0, hi: 1},
+	"nats-wait":         {lo: 0, hi: float64(24 * 365 * time.Hour)},
+	"concurrency":       {lo: 1, hi: 1024},
+	"max-programs":      {lo: 1, hi: 100_000},
+	"heartbeat":         {lo: float64(100 * time.Millisecond), hi: float64(time.Hour)},
 
 	// serve.
 	"poll": {lo: float64(10 * time.Millisecond), hi: float64(time.Hour)},

@@ -261,6 +261,13 @@ func (p *evolveProgress) describe(s string) {
 }
 
 // logf prints a line (above the bar, if any).
+// runID is the id of the run in hand ("" before it starts).
+func (p *evolveProgress) runID() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.run
+}
+
 func (p *evolveProgress) logf(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
