@@ -107,6 +107,18 @@ type Config struct {
 	// negative: no bound.
 	BuildMemory int64
 	BuildCPU    time.Duration
+	// AnalysisMemory bounds the data (RLIMIT_DATA, bytes) of the child
+	// process that analyses a source at admission (parsing, type
+	// checking, the rules, the reset and the rewrites: see analyse),
+	// AnalysisCPU its CPU time (RLIMIT_CPU, whole seconds, rounded up)
+	// and AnalysisWall the wall-clock wait for it. A source whose
+	// analysis passes one is refused ("policy source too costly to
+	// analyse"). Defaults DefaultAnalysisMemory, DefaultAnalysisCPU and
+	// ten times AnalysisCPU (at least a minute); negative memory or CPU:
+	// no bound.
+	AnalysisMemory int64
+	AnalysisCPU    time.Duration
+	AnalysisWall   time.Duration
 	// WorkerExe is the executable that serves as interpreting worker; it
 	// must link this package (policyevolve does). Default: this program.
 	WorkerExe string
@@ -214,6 +226,15 @@ func (c *Config) applyDefaults() {
 	if c.BuildCPU == 0 {
 		c.BuildCPU = DefaultBuildCPU * time.Second
 	}
+	if c.AnalysisMemory == 0 {
+		c.AnalysisMemory = DefaultAnalysisMemory
+	}
+	if c.AnalysisCPU == 0 {
+		c.AnalysisCPU = DefaultAnalysisCPU
+	}
+	if c.AnalysisWall <= 0 {
+		c.AnalysisWall = max(10*c.AnalysisCPU, time.Minute)
+	}
 	if c.CacheDir == "" {
 		if d, err := os.UserCacheDir(); err == nil {
 			c.CacheDir = filepath.Join(d, "policyevolve", "workers")
@@ -256,6 +277,8 @@ type Sandbox struct {
 	confMu  sync.Mutex // guards conf and noticed
 	conf    worker.Confinement
 	noticed bool
+
+	noPrechecks bool // tests only: see skipPrechecks
 
 	otherOnce sync.Once
 	other     *Sandbox // the other backend, for the cross-check; nil when unavailable
