@@ -107,6 +107,11 @@ type Config struct {
 	// negative: no bound.
 	BuildMemory int64
 	BuildCPU    time.Duration
+	// BuildFileSize bounds every file a process of a native build
+	// writes (RLIMIT_FSIZE, bytes: object files, the worker binary); a
+	// policy whose build passes it is refused. Default
+	// DefaultBuildFileSize; negative: no bound.
+	BuildFileSize int64
 	// AnalysisMemory bounds the data (RLIMIT_DATA, bytes) of the child
 	// process that analyses a source at admission (parsing, type
 	// checking, the rules, the reset and the rewrites: see analyse),
@@ -223,6 +228,9 @@ func (c *Config) applyDefaults() {
 	if c.BuildMemory == 0 {
 		c.BuildMemory = DefaultBuildMemory
 	}
+	if c.BuildFileSize == 0 {
+		c.BuildFileSize = DefaultBuildFileSize
+	}
 	if c.BuildCPU == 0 {
 		c.BuildCPU = DefaultBuildCPU * time.Second
 	}
@@ -265,10 +273,11 @@ type Sandbox struct {
 	goVersion string
 	apiHash   string
 
-	mu       sync.Mutex
-	building map[string]*buildCall // native builds in progress, by cache key
-	builds   atomic.Int64          // native builds done (see afterBuild)
-	trimming atomic.Bool           // a trim of the cache runs
+	mu        sync.Mutex
+	building  map[string]*buildCall // native builds in progress, by cache key
+	staleOnce sync.Once             // build directories of killed builds removed
+	builds    atomic.Int64          // native builds done (see afterBuild)
+	trimming  atomic.Bool           // a trim of the cache runs
 	// cacheEstimate is the cache's size at the last trim plus what this
 	// process built since (see afterBuild).
 	cacheEstimate atomic.Int64

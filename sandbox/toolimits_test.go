@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -48,5 +50,80 @@ func TestCompileBombIsRefused(t *testing.T) {
 				t.Fatalf("got %v, want a refusal containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// hugeArrays declares n initialised arrays of mib MiB each (each within
+// MaxStaticSize): the compiler and linker lay them out in the object file
+// and the binary.
+func hugeArrays(n, mib int) string {
+	var b strings.Builder
+	b.WriteString("package policy\n\nimport \"ssd\"\n\n")
+	for i := range n {
+		fmt.Fprintf(&b, "var a%d = [%d << 17]int{%d}\n", i, mib, i+1)
+	}
+	b.WriteString("\nfunc Policy(v *ssd.View, agent int) int { return a0[0] % 5 }\n")
+	return b.String()
+}
+
+// TestHugeArraysAreRefused: a build that would write a file past the
+// build's file-size bound (injected small) refuses the policy, saying
+// so, instead of failing as the system (which stopped evolve and every
+// resume); an honest policy builds under the same bound.
+func TestHugeArraysAreRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds large objects")
+	}
+	example(t, Native, "bfs") // the standard library built, under the default bounds
+	sb := newSandbox(t, Native, func(c *Config) { c.CacheDir = t.TempDir(); c.BuildFileSize = 32 << 20 })
+	compile(t, sb, policyWith("return v.GreedyAction(agent)"))
+	for _, c := range []struct {
+		name string
+		src  string
+	}{
+		{"one array past the bound", hugeArrays(1, 40)},
+		{"several within it each", hugeArrays(6, 8)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := sb.Compile(context.Background(), []byte(c.src))
+			var ve *ValidationError
+			if !errors.As(err, &ve) || !strings.Contains(err.Error(), "the build's bound of 32 MiB") {
+				t.Fatalf("got %v, want a refusal naming the build's file-size bound", err)
+			}
+		})
+	}
+	if ents, _ := filepath.Glob(filepath.Join(sb.cfg.CacheDir, "build-*")); len(ents) > 0 {
+		t.Errorf("build directories left: %v", ents)
+	}
+}
+
+// TestStaleBuildsAreRemoved: the directory of a build whose process was
+// killed (no one holds its lock) is removed at the next build; that of a
+// build in progress (its lock held) is not.
+func TestStaleBuildsAreRemoved(t *testing.T) {
+	cache := t.TempDir()
+	dead := filepath.Join(cache, "build-dead")
+	live := filepath.Join(cache, "build-live")
+	for _, d := range []string{dead, live} {
+		if err := os.MkdirAll(filepath.Join(d, "tmp", "go-build1"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if os.WriteFile(filepath.Join(dead, ".lock"), nil, 0o600) != nil {
+		t.Fatal("write lock")
+	}
+	unlock, err := lockBuildDir(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if n := removeStaleBuilds(cache); n != 1 {
+		t.Errorf("removed %d directories, want 1", n)
+	}
+	if _, err := os.Stat(dead); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the dead build's directory stays: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("the live build's directory is gone: %v", err)
 	}
 }
