@@ -153,6 +153,9 @@ func (s *Sandbox) analyse(ctx context.Context, src []byte, be Backend) (*prepare
 		case rep.Invalid != nil:
 			return nil, rep.Invalid
 		}
+		if be == Yaegi && rewriteHook != nil {
+			rep.Code = rewriteHook(rep.Code) // a test's, which the child cannot see
+		}
 		return &prepared{id: rep.ID, source: src, code: rep.Code, reset: rep.Reset, reusable: rep.Reusable}, nil
 	}
 	if why == "" {
