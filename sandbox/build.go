@@ -137,11 +137,11 @@ func (s *Sandbox) build(ctx context.Context, prep *prepared) (string, error) {
 	sum := sha256.Sum256([]byte(s.apiHash + "\x00" + s.goVersion + "\x00" + string(prep.code) + "\x00" + string(main)))
 	key := hex.EncodeToString(sum[:])
 	final := filepath.Join(s.cfg.CacheDir, key[:2], key)
+	s.staleOnce.Do(func() { removeStaleBuilds(s.cfg.CacheDir) })
 	if st, err := os.Stat(final); err == nil && st.Mode().IsRegular() {
 		touch(final)
 		return final, nil
 	}
-	s.staleOnce.Do(func() { removeStaleBuilds(s.cfg.CacheDir) })
 
 	s.mu.Lock()
 	bc, ok := s.building[key]
