@@ -146,6 +146,10 @@ type Config struct {
 	// stops, and the checks compare the steps played. Default
 	// DefaultAdmissionCPU; negative: the cost budget alone.
 	AdmissionCPU time.Duration
+	// AdmissionKey keys the seeds admission's checks play (see
+	// admissionSeed): a policy cannot predict them without it. Default:
+	// the machine's key, kept in CacheDir.
+	AdmissionKey []byte
 }
 
 // Defaults, with the reasons for them.
@@ -288,6 +292,9 @@ type Sandbox struct {
 	noticed bool
 
 	noPrechecks bool // tests only: see skipPrechecks
+
+	keyOnce sync.Once
+	key     []byte // of admission's seeds (see admissionKey)
 
 	otherOnce sync.Once
 	other     *Sandbox // the other backend, for the cross-check; nil when unavailable
