@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Admission's analysis of a source — parsing, type checking (go/types
@@ -221,13 +223,24 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// quoteControl returns s with every control character (terminal escapes
-// included) written as a Go escape, so that text a policy influenced
-// cannot drive the terminal it is printed on.
+// quoteControl returns s with every control character but newline and
+// tab (terminal escapes included) and every bidirectional control
+// written as a Go escape, so that text a policy influenced cannot drive
+// the terminal it is printed on or reorder what it shows.
 func quoteControl(s string) string {
+	clean := true
+	for _, r := range s {
+		if isControl(r) || r == utf8.RuneError {
+			clean = false // invalid bytes (a raw 0x9b is a terminal's CSI) become U+FFFD
+			break
+		}
+	}
+	if clean {
+		return s
+	}
 	var b strings.Builder
 	for _, r := range s {
-		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 {
+		if isControl(r) {
 			q := fmt.Sprintf("%q", string(r))
 			b.WriteString(q[1 : len(q)-1])
 			continue
@@ -235,6 +248,10 @@ func quoteControl(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 || unicode.Is(unicode.Bidi_Control, r)
 }
 
 // analyseMain is the analysing child: it sets its bounds, reads one

@@ -144,3 +144,27 @@ func TestAnalysisInChild(t *testing.T) {
 		t.Errorf("a refusal with its line: %v", err)
 	}
 }
+
+// TestErrorsQuoteControlCharacters: text a policy wrote (its panic value,
+// a comment in a refused line) reaches error strings with control
+// characters as Go escapes, never raw: a terminal escape cannot act on
+// the terminal it is printed on.
+func TestErrorsQuoteControlCharacters(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"panic text", &PolicyError{Kind: ErrPanic, Agent: -1, Step: 3, Detail: "boom \x1b[2J\x1b]0;x\x07 \u202e"},
+			`panic at step 3: boom \x1b[2J\x1b]0;x\a \u202e`},
+		{"snippet", &ValidationError{Issues: []Issue{{Line: 2, Col: 1, Msg: "bad", Snippet: "x := 1 // \x1b[31mred\u009b"}}},
+			"2:1: bad\n\tx := 1 // \\x1b[31mred\\u009b"},
+		{"invalid byte", &PolicyError{Kind: ErrPanic, Agent: -1, Step: -1, Detail: "a\x9bb"}, "panic: a\uFFFDb"},
+		{"plain text kept", &PolicyError{Kind: ErrPanic, Agent: -1, Step: -1, Detail: "line one\n\tline two é"},
+			"panic: line one\n\tline two é"},
+	} {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

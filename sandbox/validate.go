@@ -117,7 +117,7 @@ func sourceLine(src []byte, n int) string {
 	if len(s) > 120 {
 		s = s[:117] + "..."
 	}
-	return s
+	return quoteControl(s)
 }
 
 // shownIssues is how many problems a ValidationError lists.
