@@ -80,6 +80,9 @@ func TestCostlySourcesAreRefused(t *testing.T) {
 // (made small here), as a refusal of the policy; the host carries on, and
 // the next source is admitted.
 func TestAnalysisBoundsStopCostlySources(t *testing.T) {
+	if raceEnabled {
+		t.Skip("under the race detector the analyser runs without a memory bound")
+	}
 	sb := newSandbox(t, Yaegi, func(c *Config) {
 		c.AnalysisMemory = 200 << 20
 		c.AnalysisCPU = 2 * time.Second
