@@ -125,9 +125,28 @@ const MaxNesting = 1000
 // checking; it reports whether the source passed. (The parser itself
 // stops at 100,000 levels.)
 func (v *validation) checkNesting(f *ast.File) bool {
-	depth, worst := 0, 0
-	var at ast.Node
-	ast.Inspect(f, func(n ast.Node) bool {
+	worst, at := nesting(f, MaxNesting)
+	if at != nil {
+		v.add(at.Pos(), "the syntax here is nested %d levels deep; the limit is %d: split long chains of operators and deeply nested types or expressions into named parts", worst, MaxNesting)
+		return false
+	}
+	return true
+}
+
+// TooDeep reports whether the syntax under n nests deeper than
+// MaxNesting: validation refuses such a source, and code that handles
+// untrusted syntax outside the sandbox (formatting it, say, which is
+// quadratic in a chain's length) should not go further either.
+func TooDeep(n ast.Node) bool {
+	_, at := nesting(n, MaxNesting)
+	return at != nil
+}
+
+// nesting returns how deeply the syntax under n nests, and the first
+// node deeper than limit (nil if none); linear in its size.
+func nesting(n ast.Node, limit int) (worst int, at ast.Node) {
+	depth := 0
+	ast.Inspect(n, func(n ast.Node) bool {
 		if n == nil {
 			depth--
 			return true
@@ -135,17 +154,13 @@ func (v *validation) checkNesting(f *ast.File) bool {
 		depth++
 		if depth > worst {
 			worst = depth
-			if at == nil && depth > MaxNesting {
+			if at == nil && depth > limit {
 				at = n
 			}
 		}
 		return true
 	})
-	if at != nil {
-		v.add(at.Pos(), "the syntax here is nested %d levels deep; the limit is %d: split long chains of operators and deeply nested types or expressions into named parts", worst, MaxNesting)
-		return false
-	}
-	return true
+	return worst, at
 }
 
 // checkFoldedStrings refuses, after type checking, every constant string
