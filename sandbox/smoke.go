@@ -185,7 +185,7 @@ func (p *Program) wholeEpisode(ctx context.Context, cfg envs.Config, rep *SmokeR
 		return nil, err
 	}
 	short := cfg
-	short.MaxSteps = SmokeSteps
+	short.MaxSteps = betweenSteps
 	for k := range episodesBetween {
 		if _, err := run(short, p.sb.admissionSeed(p.ID, fmt.Sprintf("between %d", k)), p.sb.cfg.AdmissionCPU); err != nil {
 			return nil, err
@@ -204,12 +204,15 @@ func (p *Program) wholeEpisode(ctx context.Context, cfg envs.Config, rep *SmokeR
 	return runs[0], nil
 }
 
-// episodesBetween is how many short episodes of other seeds the
-// whole-episode check plays between its two runs, in the worker of the
-// first: with the first run, the second is the fifth episode of its
-// worker (a policy that carried state across episodes once played its
-// first four honestly).
-const episodesBetween = 3
+// episodesBetween is how many short episodes (betweenSteps each) of
+// other seeds the whole-episode check plays between its two runs, in the
+// worker of the first: with the first run, the second is the fifth
+// episode of its worker (a policy that carried state across episodes
+// once played its first four honestly).
+const (
+	episodesBetween = 3
+	betweenSteps    = 10
+)
 
 // stoppedForCost reports whether an episode was stopped for the
 // policy's cost (the budget, a step's deadline, the CPU limit) rather
