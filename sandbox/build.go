@@ -117,22 +117,27 @@ func apiHash() (string, error) {
 }
 
 type buildCall struct {
-	done chan struct{}
-	path string
-	err  error
+	done    chan struct{}
+	path    string
+	err     error
+	waiters int                // callers waiting for it; guarded by Sandbox.mu
+	cancel  context.CancelFunc // ends the build when the last waiter gives up
 }
 
 // build compiles a prepared policy into a worker binary, or finds it in
 // the cache. Concurrent builds of one policy in this process share one
-// go build; builds in several processes each write a temporary file and
-// rename it into place, which is atomic, so a reader never sees half a
-// binary. The cache key is a hash of the API, the Go version and the
-// worker's code (policy file and main).
+// go build, which runs as long as one of its callers waits for it (and
+// at most BuildTimeout): when the last gives up, the build is killed,
+// compiler and linker included. Builds in several processes each write a
+// temporary file and rename it into place, which is atomic, so a reader
+// never sees half a binary. The cache key is a hash of the API, the Go
+// version and the worker's code (policy file and main).
 func (s *Sandbox) build(ctx context.Context, prep *prepared) (string, error) {
 	main := workerMainSource(prep.reset)
 	sum := sha256.Sum256([]byte(s.apiHash + "\x00" + s.goVersion + "\x00" + string(prep.code) + "\x00" + string(main)))
 	key := hex.EncodeToString(sum[:])
 	final := filepath.Join(s.cfg.CacheDir, key[:2], key)
+	s.staleOnce.Do(func() { removeStaleBuilds(s.cfg.CacheDir) })
 	if st, err := os.Stat(final); err == nil && st.Mode().IsRegular() {
 		touch(final)
 		return final, nil
@@ -141,31 +146,45 @@ func (s *Sandbox) build(ctx context.Context, prep *prepared) (string, error) {
 	s.mu.Lock()
 	bc, ok := s.building[key]
 	if !ok {
-		// The build belongs to no single caller: one that gives up does not
-		// cancel it for the others. It is bounded by BuildTimeout.
-		bc = &buildCall{done: make(chan struct{})}
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.BuildTimeout)
+		bc = &buildCall{done: make(chan struct{}), cancel: cancel}
 		s.building[key] = bc
 		go func() {
-			bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.BuildTimeout)
 			defer cancel()
 			bc.path, bc.err = s.goBuild(bctx, prep, main, final)
-			if bctx.Err() != nil && bc.err != nil {
+			if bctx.Err() == context.DeadlineExceeded && bc.err != nil {
 				bc.err = fmt.Errorf("build worker: no result within %v: %w", s.cfg.BuildTimeout, bc.err)
 			}
 			s.mu.Lock()
-			delete(s.building, key)
+			if s.building[key] == bc {
+				delete(s.building, key)
+			}
 			s.mu.Unlock()
 			close(bc.done)
 		}()
 	}
+	bc.waiters++
 	s.mu.Unlock()
 	select {
 	case <-bc.done:
 		return bc.path, bc.err
 	case <-ctx.Done():
+		s.mu.Lock()
+		if bc.waiters--; bc.waiters == 0 {
+			// No one waits any more: a later caller starts afresh.
+			if s.building[key] == bc {
+				delete(s.building, key)
+			}
+			bc.cancel()
+		}
+		s.mu.Unlock()
 		return "", ctx.Err()
 	}
 }
+
+// staleBefore is the time before which a build directory without a lock
+// is surely dead: no build lasts a day.
+func staleBefore() time.Time { return time.Now().Add(-24 * time.Hour) }
 
 // workerMainSource is the worker module's main.go; reset says whether the
 // policy file declares resetName.
@@ -186,6 +205,19 @@ func (s *Sandbox) goBuild(ctx context.Context, prep *prepared, main []byte, fina
 		return "", fmt.Errorf("worker cache: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	// Locked while the build runs: a directory left by a build whose
+	// process was killed is removed by the next process that builds.
+	unlock, err := lockBuildDir(tmp)
+	if err != nil {
+		return "", fmt.Errorf("worker cache: %w", err)
+	}
+	defer unlock()
+	// The go command's own temporary files go there too, so that
+	// nothing of a killed build stays elsewhere.
+	gotmp := filepath.Join(tmp, "tmp")
+	if err := os.Mkdir(gotmp, 0o700); err != nil {
+		return "", fmt.Errorf("worker cache: %w", err)
+	}
 
 	write := func(rel string, data []byte) error {
 		p := filepath.Join(tmp, rel)
@@ -235,11 +267,13 @@ func (s *Sandbox) goBuild(ctx context.Context, prep *prepared, main []byte, fina
 	// Every process of the build runs under the build's bounds (see
 	// toolimits.go).
 	args := append(append([]string{"build", "-trimpath"}, buildFlags(runtime.GOARCH)...), "-o", bin, "./cmd/worker")
-	cmd := toolCommand(ctx, s.toolLimits(), s.goCmd, buildEnv(), args...)
+	cmd := toolCommand(ctx, s.toolLimits(), s.goCmd, append(buildEnv(), "TMPDIR="+gotmp, "GOTMPDIR="+gotmp), args...)
 	cmd.Dir = tmp
 	// The go command starts the compiler and linker: kill them all, not
 	// just go, when the build is cancelled or times out.
-	cmd.SysProcAttr = procAttr(nsLevel{})
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = procAttr(nsLevel{})
+	}
 	cmd.Cancel = func() error { return killGroup(cmd.Process) }
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
@@ -247,31 +281,51 @@ func (s *Sandbox) goBuild(ctx context.Context, prep *prepared, main []byte, fina
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		if msg, err := s.overBound(out); err != nil {
-			return "", err
-		} else if msg != "" {
-			return "", &ValidationError{File: PolicyFileName, Issues: []Issue{{Line: 1, Col: 1, Msg: msg}}}
-		}
-		if verr := compileIssues(out, prep.source); verr != nil {
-			return "", verr
-		}
-		if bytes.Contains(out, []byte("cmd/worker/")) {
-			// The policy broke its own package main in a way the checks
-			// above did not foresee: the policy's fault, not the system's.
-			return "", &ValidationError{File: PolicyFileName, Issues: []Issue{{Line: 1, Col: 1,
-				Msg: "the policy does not build: " + lastLine(string(out))}}}
-		}
-		return "", fmt.Errorf("build worker: %v\n%s", err, bytes.TrimSpace(out))
+		return "", s.buildFailure(err, out, prep.source)
 	}
 	st, err := os.Stat(bin)
 	if err != nil {
 		return "", fmt.Errorf("worker cache: %w", err)
+	}
+	if s.cfg.BuildFileSize > 0 && st.Size() > s.cfg.BuildFileSize {
+		return "", &ValidationError{File: PolicyFileName, Issues: []Issue{{Line: 1, Col: 1,
+			Msg: fmt.Sprintf("the worker binary of this policy is %d MiB, beyond the build's bound of %d MiB: "+
+				"its initialised arrays are laid out in the binary; make them smaller or fill them at run time",
+				st.Size()>>20, s.cfg.BuildFileSize>>20)}}}
 	}
 	if err := os.Rename(bin, final); err != nil {
 		return "", fmt.Errorf("worker cache: %w", err)
 	}
 	s.afterBuild(st.Size())
 	return final, nil
+}
+
+// buildFailure judges a build that failed (err, with the go command's
+// output): a refusal of the policy when the policy's package failed to
+// compile or link (its errors, a bound it passed, or anything else the
+// toolchain said about that package), a failure of the system when the
+// toolchain could not run or another package failed (the standard
+// library, the ssd API), or the disk is full.
+func (s *Sandbox) buildFailure(err error, out, source []byte) error {
+	if msg, err := s.overBound(out); err != nil {
+		return err
+	} else if msg != "" {
+		return &ValidationError{File: PolicyFileName, Issues: []Issue{{Line: 1, Col: 1, Msg: msg}}}
+	}
+	system := bytes.Contains(out, []byte("no space left on device")) || bytes.Contains(out, []byte("disk quota exceeded"))
+	if !system {
+		if verr := compileIssues(out, source); verr != nil {
+			return verr
+		}
+		if bytes.Contains(out, []byte("cmd/worker/")) || bytes.Contains(out, []byte("# ssd/cmd/worker\n")) {
+			// The policy's package failed in a way the checks above did
+			// not foresee (the linker on its data, say): the policy's
+			// fault, not the system's.
+			return &ValidationError{File: PolicyFileName, Issues: []Issue{{Line: 1, Col: 1,
+				Msg: "the policy does not build: " + quoteControl(lastLine(string(out)))}}}
+		}
+	}
+	return fmt.Errorf("build worker: %v\n%s", err, bytes.TrimSpace(out))
 }
 
 var compileErrRe = regexp.MustCompile(`(?m)^(?:\./|ssd/)?cmd/worker/` + regexp.QuoteMeta(worker.PolicyFile) + `:(\d+):(\d+): (.*)$`)

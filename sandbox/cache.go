@@ -204,7 +204,7 @@ func (p *Program) launchNative(ctx context.Context) (*proc, error) {
 // source was admitted before, so it prepares the same code, whose build
 // lands at the same path.
 func (p *Program) rebuild(ctx context.Context) error {
-	prep, err := prepare(p.Source, Native)
+	prep, err := p.sb.analyse(ctx, p.Source, Native)
 	if err != nil {
 		return fmt.Errorf("rebuild worker: %w", err)
 	}

@@ -76,17 +76,21 @@
 //
 // # Admission
 //
-// Compile validates and prepares a source in the host, every stage of it
-// guarded: a panic there refuses the policy (see refusePanic). The native
-// backend then builds it under memory and CPU bounds of its own (see
-// toolimits.go).
+// Compile validates and prepares a source in a child process under
+// memory, CPU and wall-clock bounds (see analyse): the host analyses no
+// untrusted source itself, and a source whose analysis passes a bound is
+// refused. Every stage is guarded there too: a panic refuses the policy
+// (see refusePanic). The native backend then builds it under memory, CPU
+// and file-size bounds of its own (see toolimits.go).
 //
 // Check = Compile + Smoke: the paper's 50-step test of self-play on the
-// game's default map, run twice from the same seed with fresh instances;
+// game's default map, run twice from the same seed (one the policy
+// cannot predict: see admissionSeed) with fresh instances;
 // differing actions are ErrNondeterministic ("policy is not deterministic
 // (step k, agent i: 3 vs 5) — e.g. ranging over a map"). Then a whole
 // episode of evaluation length (Config.AdmissionSteps) is played twice,
-// with the same check over every step, and, when both backends are
+// in a fresh worker and in the same worker after other episodes, with
+// the same check over every step, and, when both backends are
 // available (a Go toolchain is present), on the other backend: a policy
 // whose actions differ there, or that fails on one backend only, is
 // refused with ErrDisagree naming the step and agent (see crossCheck and

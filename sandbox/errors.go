@@ -39,7 +39,9 @@ var (
 
 // PolicyError is a failure of an untrusted policy: a result to record, not
 // a failure of the system. The host process is unharmed and the next
-// evaluation runs normally.
+// evaluation runs normally. What the policy wrote (its panic value, its
+// output) reaches Detail and Output with control characters written as Go
+// escapes (see quoteControl), and so does Error's text.
 type PolicyError struct {
 	Kind    error  // one of the Err* kinds above
 	Agent   int    // the agent whose call failed, or -1
@@ -52,7 +54,7 @@ type PolicyError struct {
 
 func (e *PolicyError) Error() string {
 	if e.Kind == ErrNondeterministic {
-		return e.Kind.Error() + " " + e.Detail
+		return e.Kind.Error() + " " + quoteControl(e.Detail)
 	}
 	var b strings.Builder
 	b.WriteString(e.Kind.Error())
@@ -67,7 +69,7 @@ func (e *PolicyError) Error() string {
 	}
 	if e.Detail != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Detail)
+		b.WriteString(quoteControl(e.Detail))
 	}
 	return b.String()
 }
@@ -81,10 +83,13 @@ type Issue struct {
 	Snippet   string // the offending source line, trimmed
 }
 
+// String writes the issue with its snippet; control characters the
+// policy's text brought (a terminal escape in a comment) are written as
+// Go escapes.
 func (i Issue) String() string {
-	s := fmt.Sprintf("%d:%d: %s", i.Line, i.Col, i.Msg)
+	s := fmt.Sprintf("%d:%d: %s", i.Line, i.Col, quoteControl(i.Msg))
 	if i.Snippet != "" {
-		s += "\n\t" + i.Snippet
+		s += "\n\t" + quoteControl(i.Snippet)
 	}
 	return s
 }

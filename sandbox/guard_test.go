@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -50,10 +49,12 @@ func TestGenericArraysDoNotCrashTheHost(t *testing.T) {
 	}
 }
 
-// TestPanicInAdmissionRefusesThePolicy: a panic in any stage of admission
-// in the host (the checker, the generated reset, the rewrite for either
+// TestPanicInAdmissionRefusesThePolicy: a panic in any stage of the
+// analysis (the checker, the generated reset, the rewrite for either
 // backend) refuses that policy with a message naming the stage, and the
-// next policy is admitted normally.
+// next policy is admitted normally. The stages run in the analysing child
+// (see analyse), which the hook cannot reach: they are called here as the
+// child calls them.
 func TestPanicInAdmissionRefusesThePolicy(t *testing.T) {
 	src := []byte(policyWith("return v.GreedyAction(agent)"))
 	for _, c := range []struct {
@@ -72,7 +73,7 @@ func TestPanicInAdmissionRefusesThePolicy(t *testing.T) {
 					panic("boom in " + stage)
 				}
 			}
-			_, err := newSandbox(t, c.be).Compile(context.Background(), src)
+			_, err := prepare(src, c.be)
 			stageHook = nil
 			var ve *ValidationError
 			if !errors.As(err, &ve) || !strings.Contains(err.Error(), c.want) {
@@ -81,7 +82,7 @@ func TestPanicInAdmissionRefusesThePolicy(t *testing.T) {
 			if !strings.Contains(err.Error(), "policyevolve/sandbox.TestPanicInAdmissionRefusesThePolicy") {
 				t.Errorf("the refusal does not name the function that panicked: %v", err)
 			}
-			if _, err := newSandbox(t, c.be).Compile(context.Background(), src); err != nil {
+			if _, err := prepare(src, c.be); err != nil {
 				t.Fatalf("the next admission: %v", err)
 			}
 		})

@@ -34,7 +34,11 @@ func loadTypeEnv() {
 	typeEnv.once.Do(func() {
 		var errs []string
 		for _, kind := range []string{"gc", "source"} {
-			imp := importer.ForCompiler(token.NewFileSet(), kind, nil)
+			var lookup importer.Lookup
+			if kind == "gc" && exportFiles != nil {
+				lookup = lookupExport
+			}
+			imp := importer.ForCompiler(token.NewFileSet(), kind, lookup)
 			if _, err := imp.Import("math"); err != nil {
 				errs = append(errs, kind+": "+err.Error())
 				continue

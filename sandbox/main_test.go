@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +21,10 @@ var testCache string
 func TestMain(m *testing.M) {
 	if cache := os.Getenv("SANDBOX_TEST_HOST"); cache != "" {
 		os.Exit(hostThatDies(cache))
+	}
+	if v := os.Getenv("SANDBOX_TEST_BUILD_HOST"); v != "" {
+		cache, goCmd, _ := strings.Cut(v, "|")
+		os.Exit(buildHostThatDies(cache, goCmd))
 	}
 	dir, err := os.MkdirTemp("", "policyevolve-sandbox-test-")
 	if err != nil {

@@ -248,7 +248,7 @@ func (w *proc) where() (step, agent int, ok bool) {
 // chunks).
 func (w *proc) death(step int) (*PolicyError, error) {
 	w.reap(5 * time.Second)
-	out := w.out.String()
+	out := quoteControl(w.out.String())
 	agent := -1
 	if s, a, ok := w.where(); ok && s >= step {
 		step, agent = s, a
@@ -369,8 +369,8 @@ func (w *proc) reported(p *Program, payload []byte, step int) error {
 		pe.Program = p.ID
 		return pe
 	}
-	pe := &PolicyError{Agent: r.Agent, Step: step, Line: r.Line, Detail: worker.Truncate(r.Message), Program: p.ID,
-		Output: w.out.String()}
+	pe := &PolicyError{Agent: r.Agent, Step: step, Line: r.Line, Detail: quoteControl(worker.Truncate(r.Message)), Program: p.ID,
+		Output: quoteControl(w.out.String())}
 	switch r.Kind {
 	case worker.KindPanic:
 		pe.Kind = ErrPanic

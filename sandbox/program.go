@@ -55,13 +55,14 @@ const (
 	idleTimeout = 5 * time.Second
 )
 
-// Compile validates src and prepares it for the Sandbox's backend. A bad
+// Compile validates src and prepares it for the Sandbox's backend, in a
+// bounded child process (see analyse), then builds it (native). A bad
 // source gives a *ValidationError (errors.Is(err, ErrInvalid)), and so
-// does a panic anywhere in the host's handling of it (see refusePanic);
-// any other error is a failure of the system (no toolchain, a full
-// disk…).
+// do a panic anywhere in its analysis (see refusePanic), an analysis
+// that passes its bounds and a build that fails on the policy; any other
+// error is a failure of the system (no toolchain, a full disk…).
 func (s *Sandbox) Compile(ctx context.Context, src []byte) (*Program, error) {
-	prep, err := prepare(src, s.backend)
+	prep, err := s.analyse(ctx, src, s.backend)
 	if err != nil {
 		return nil, err
 	}

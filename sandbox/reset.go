@@ -5,6 +5,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -18,20 +21,29 @@ const resetName = reservedPrefix + "reset"
 // cache must not survive into the next episode.
 //
 // It renames every `func init()` to a function of its own and appends
-// resetName, which, as Go initialises a package, gives every package-level
-// variable without an initializer its zero value, runs the initializers in
+// resetName, which, as Go initialises a package, first gives every
+// package-level variable its zero value — those with an initializer too:
+// an initializer may read a variable initialised after it, through a
+// call Go's initialisation order does not follow (an interface method, a
+// closure, a method value), and must then see its zero value as in a
+// fresh process, not the last episode's — then runs the initializers in
 // the order the type checker gives (Info.InitOrder), then the init
 // functions in source order. The policy's lines keep their numbers.
 //
 // It returns c itself and false when the policy keeps no package-level
-// state, or when there is no type information to order the initializers
-// (no Go toolchain): such a policy gets a fresh worker per episode.
+// state, when there is no type information to order the initializers
+// (no Go toolchain), or when the type of a variable cannot be written in
+// the policy's file (a type of a package it does not import, a
+// predeclared name the policy redeclares): such a policy gets a fresh
+// worker per episode.
 func withReset(c *Checked) (*Checked, bool, error) {
 	if c.Info == nil {
 		return c, false, nil
 	}
 	var edits []edit
 	var inits, zero []string
+	qualify, unnamed := typeQualifier(c)
+	ok := true
 	for _, d := range c.File.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -46,21 +58,30 @@ func withReset(c *Checked) (*Checked, bool, error) {
 			}
 			for _, spec := range d.Specs {
 				vs := spec.(*ast.ValueSpec)
-				if len(vs.Values) > 0 {
-					continue // its initializer runs again
-				}
-				// No predeclared name (new) in the added code: the policy may
-				// declare its own (see hiddenUniverse).
-				typ := string(c.Source[offset(c, vs.Type.Pos()):offset(c, vs.Type.End())])
 				for _, n := range vs.Names {
-					if n.Name != "_" {
-						zero = append(zero, fmt.Sprintf("\t{\n\t\tvar %szero %s\n\t\t%s = %szero\n\t}\n", reservedPrefix, typ, n.Name, reservedPrefix))
+					if n.Name == "_" {
+						continue
 					}
+					// No predeclared name (new) in the added code: the
+					// policy may declare its own (see hiddenUniverse).
+					var typ string
+					if vs.Type != nil {
+						typ = string(c.Source[offset(c, vs.Type.Pos()):offset(c, vs.Type.End())])
+					} else if obj := c.Info.Defs[n]; obj != nil {
+						typ = types.TypeString(obj.Type(), qualify)
+						ok = ok && writable(c, typ)
+					} else {
+						ok = false
+					}
+					zero = append(zero, fmt.Sprintf("\t{\n\t\tvar %szero %s\n\t\t%s = %szero\n\t}\n", reservedPrefix, typ, n.Name, reservedPrefix))
 				}
 			}
 		}
 	}
 	if len(zero) == 0 && len(c.Info.InitOrder) == 0 && len(inits) == 0 {
+		return c, false, nil
+	}
+	if !ok || *unnamed {
 		return c, false, nil
 	}
 	var b strings.Builder
@@ -100,6 +121,58 @@ func withReset(c *Checked) (*Checked, bool, error) {
 				"write its package-level declarations another way (and please report it)", err)}}}
 	}
 	return out, true, nil
+}
+
+// typeQualifier writes the packages of types as the policy's file names
+// them (its import names); *unnamed becomes true when a type it wrote
+// names a package the file does not import under a usable name.
+func typeQualifier(c *Checked) (types.Qualifier, *bool) {
+	names := map[string]string{}
+	for _, im := range c.File.Imports {
+		p, err := strconv.Unquote(im.Path.Value)
+		if err != nil {
+			continue
+		}
+		name := path_base(p)
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		names[p] = name
+	}
+	unnamed := false
+	return func(p *types.Package) string {
+		if p == c.Types {
+			return ""
+		}
+		name, found := names[p.Path()]
+		if !found || name == "_" || name == "." {
+			unnamed = true
+			return p.Name()
+		}
+		return name
+	}, &unnamed
+}
+
+var (
+	identRe    = regexp.MustCompile(`(^|[^.\w])([\pL_][\pL\pN_]*)`)
+	selectorRe = regexp.MustCompile(`\.([\pL_][\pL\pN_]*)`)
+)
+
+// writable reports whether a type written by typeQualifier means the same
+// in the policy's file: no predeclared name in it that the policy
+// redeclares at package level, and no unexported name of another package.
+func writable(c *Checked, typ string) bool {
+	for _, m := range identRe.FindAllStringSubmatch(typ, -1) {
+		if types.Universe.Lookup(m[2]) != nil && c.Types.Scope().Lookup(m[2]) != nil {
+			return false
+		}
+	}
+	for _, sel := range selectorRe.FindAllStringSubmatch(typ, -1) {
+		if !token.IsExported(sel[1]) {
+			return false
+		}
+	}
+	return true
 }
 
 func offset(c *Checked, p token.Pos) int { return c.Fset.Position(p).Offset }

@@ -107,6 +107,23 @@ type Config struct {
 	// negative: no bound.
 	BuildMemory int64
 	BuildCPU    time.Duration
+	// BuildFileSize bounds every file a process of a native build
+	// writes (RLIMIT_FSIZE, bytes: object files, the worker binary); a
+	// policy whose build passes it is refused. Default
+	// DefaultBuildFileSize; negative: no bound.
+	BuildFileSize int64
+	// AnalysisMemory bounds the data (RLIMIT_DATA, bytes) of the child
+	// process that analyses a source at admission (parsing, type
+	// checking, the rules, the reset and the rewrites: see analyse),
+	// AnalysisCPU its CPU time (RLIMIT_CPU, whole seconds, rounded up)
+	// and AnalysisWall the wall-clock wait for it. A source whose
+	// analysis passes one is refused ("policy source too costly to
+	// analyse"). Defaults DefaultAnalysisMemory, DefaultAnalysisCPU and
+	// ten times AnalysisCPU (at least a minute); negative memory or CPU:
+	// no bound.
+	AnalysisMemory int64
+	AnalysisCPU    time.Duration
+	AnalysisWall   time.Duration
 	// WorkerExe is the executable that serves as interpreting worker; it
 	// must link this package (policyevolve does). Default: this program.
 	WorkerExe string
@@ -129,6 +146,10 @@ type Config struct {
 	// stops, and the checks compare the steps played. Default
 	// DefaultAdmissionCPU; negative: the cost budget alone.
 	AdmissionCPU time.Duration
+	// AdmissionKey keys the seeds admission's checks play (see
+	// admissionSeed): a policy cannot predict them without it. Default:
+	// the machine's key, kept in CacheDir.
+	AdmissionKey []byte
 }
 
 // Defaults, with the reasons for them.
@@ -211,8 +232,20 @@ func (c *Config) applyDefaults() {
 	if c.BuildMemory == 0 {
 		c.BuildMemory = DefaultBuildMemory
 	}
+	if c.BuildFileSize == 0 {
+		c.BuildFileSize = DefaultBuildFileSize
+	}
 	if c.BuildCPU == 0 {
 		c.BuildCPU = DefaultBuildCPU * time.Second
+	}
+	if c.AnalysisMemory == 0 {
+		c.AnalysisMemory = DefaultAnalysisMemory
+	}
+	if c.AnalysisCPU == 0 {
+		c.AnalysisCPU = DefaultAnalysisCPU
+	}
+	if c.AnalysisWall <= 0 {
+		c.AnalysisWall = max(10*c.AnalysisCPU, time.Minute)
 	}
 	if c.CacheDir == "" {
 		if d, err := os.UserCacheDir(); err == nil {
@@ -244,10 +277,11 @@ type Sandbox struct {
 	goVersion string
 	apiHash   string
 
-	mu       sync.Mutex
-	building map[string]*buildCall // native builds in progress, by cache key
-	builds   atomic.Int64          // native builds done (see afterBuild)
-	trimming atomic.Bool           // a trim of the cache runs
+	mu        sync.Mutex
+	building  map[string]*buildCall // native builds in progress, by cache key
+	staleOnce sync.Once             // build directories of killed builds removed
+	builds    atomic.Int64          // native builds done (see afterBuild)
+	trimming  atomic.Bool           // a trim of the cache runs
 	// cacheEstimate is the cache's size at the last trim plus what this
 	// process built since (see afterBuild).
 	cacheEstimate atomic.Int64
@@ -256,6 +290,11 @@ type Sandbox struct {
 	confMu  sync.Mutex // guards conf and noticed
 	conf    worker.Confinement
 	noticed bool
+
+	noPrechecks bool // tests only: see skipPrechecks
+
+	keyOnce sync.Once
+	key     []byte // of admission's seeds (see admissionKey)
 
 	otherOnce sync.Once
 	other     *Sandbox // the other backend, for the cross-check; nil when unavailable

@@ -15,7 +15,8 @@ const SmokeSteps = 50
 
 // Smoke is the paper's 50-step test plus a determinism probe and a cost
 // check: every agent of the game's default map plays the program for
-// SmokeSteps steps from seed 0, twice, each time with a fresh instance.
+// SmokeSteps steps from a seed the policy cannot predict (see
+// admissionSeed), twice, each time from the policy's fresh state.
 // Both runs must finish and choose the same actions; a difference is an
 // ErrNondeterministic PolicyError naming the first step and agent that
 // differ. A policy whose CPU time per step, projected over an episode,
@@ -50,6 +51,9 @@ type SmokeReport struct {
 	// and found the same (fewer when the policy stopped first); 0 when
 	// it did not pass.
 	Replayed int
+	// Seed is the seed of the smoke test; EpisodeSeed that of the whole
+	// episode (see admissionSeed).
+	Seed, EpisodeSeed uint64
 }
 
 // SmokeTest is Smoke, and reports what it measured (also when the policy
@@ -75,11 +79,12 @@ func (p *Program) smoke(ctx context.Context, game ssd.Game) (*SmokeReport, *envs
 		return nil, nil, err
 	}
 	var runs [2]*envs.Result
-	rep := &SmokeReport{Agents: cfg.Agents, Budget: p.sb.costPerAgentStep(p.Backend) * time.Duration(cfg.Agents)}
+	rep := &SmokeReport{Agents: cfg.Agents, Budget: p.sb.costPerAgentStep(p.Backend) * time.Duration(cfg.Agents),
+		Seed: p.sb.admissionSeed(p.ID, "smoke")}
 	for k := range runs {
 		// The episode is not stopped for its cost: the verdict below is
 		// made on the whole smoke test.
-		res, cpu, err := p.selfPlay(ctx, cfg, envs.Options{Seed: 0, Record: true}, 0)
+		res, cpu, err := p.selfPlay(ctx, cfg, envs.Options{Seed: rep.Seed, Record: true}, 0)
 		if err != nil {
 			return rep, nil, fmt.Errorf("smoke test: %w", err)
 		}
@@ -147,42 +152,67 @@ func (s *Sandbox) CheckReport(ctx context.Context, src []byte, game ssd.Game) (*
 	return p, rep, nil
 }
 
-// admissionSeed is the seed of admission's whole episode: another than
-// the smoke test's.
-const admissionSeed = 1
-
 // wholeEpisode is the determinism check over a whole episode: it plays
-// cfg from admissionSeed twice, each from the policy's fresh state, and
-// refuses a policy whose actions differ at any step (ErrNondeterministic):
-// a map ranged over late in an episode, which the smoke test's 50 steps
-// do not reach, is caught here. A run stops at AdmissionCPU (or the cost
-// budget), and then the steps both played are compared. A policy that
-// fails in this episode (a panic at step 150) is not refused here: its
-// evaluation records the failure, as for any episode. It returns the
-// first run's result, for the cross-check.
+// cfg from a seed the policy cannot predict (see admissionSeed) twice —
+// first in a fresh worker, then in the same worker after episodesBetween
+// others of other seeds — and refuses a policy whose actions differ at
+// any step (ErrNondeterministic): a map ranged over late in an episode,
+// which the smoke test's 50 steps do not reach, is caught here, and so is
+// state carried from one episode into the next. A run stops at
+// AdmissionCPU (or the cost budget), and then the steps both played are
+// compared. A policy that fails in this episode (a panic at step 150) is
+// not refused here: its evaluation records the failure, as for any
+// episode. It returns the first run's result, for the cross-check.
 func (p *Program) wholeEpisode(ctx context.Context, cfg envs.Config, rep *SmokeReport) (*envs.Result, error) {
 	rep.Episode = cfg.MaxSteps
-	var runs [2]*envs.Result
-	for k := range runs {
-		res, _, err := p.selfPlay(ctx, cfg, envs.Options{Seed: admissionSeed, Record: true}, p.sb.cfg.AdmissionCPU)
+	seed := p.sb.admissionSeed(p.ID, "episode")
+	rep.EpisodeSeed = seed
+	run := func(cfg envs.Config, seed uint64, limit time.Duration) (*envs.Result, error) {
+		res, _, err := p.selfPlay(ctx, cfg, envs.Options{Seed: seed, Record: true}, limit)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		var pe *PolicyError
 		if err != nil && !errors.As(err, &pe) || res == nil || res.Trajectory == nil {
-			return nil, fmt.Errorf("whole episode (%d steps, seed %d): %w", cfg.MaxSteps, admissionSeed, err)
+			return nil, fmt.Errorf("whole episode (%d steps, seed %d): %w", cfg.MaxSteps, seed, err)
 		}
-		runs[k] = res
+		return res, nil
+	}
+	p.Close() // the first run in a fresh worker
+	var runs [2]*envs.Result
+	var err error
+	if runs[0], err = run(cfg, seed, p.sb.cfg.AdmissionCPU); err != nil {
+		return nil, err
+	}
+	short := cfg
+	short.MaxSteps = betweenSteps
+	for k := range episodesBetween {
+		if _, err := run(short, p.sb.admissionSeed(p.ID, fmt.Sprintf("between %d", k)), p.sb.cfg.AdmissionCPU); err != nil {
+			return nil, err
+		}
+	}
+	if runs[1], err = run(cfg, seed, p.sb.cfg.AdmissionCPU); err != nil {
+		return nil, err
 	}
 	a, b := runs[0].Trajectory.Steps, runs[1].Trajectory.Steps
 	if t, i, differ := firstDivergence(runs[0].Trajectory, runs[1].Trajectory); differ {
 		return nil, &PolicyError{Kind: ErrNondeterministic, Agent: i, Step: t, Program: p.ID,
-			Detail: fmt.Sprintf("(step %d of a whole %d-step episode, agent %d: %d vs %d, the same seed twice) — e.g. ranging over a map, whose iteration order is random",
-				t, cfg.MaxSteps, i, a[t].Actions[i], b[t].Actions[i])}
+			Detail: fmt.Sprintf("(step %d of a whole %d-step episode, agent %d: %d vs %d, the same seed in a fresh worker and after %d other episodes) — e.g. ranging over a map, whose iteration order is random, or state kept from one episode into the next",
+				t, cfg.MaxSteps, i, a[t].Actions[i], b[t].Actions[i], episodesBetween+1)}
 	}
 	rep.Replayed = min(len(a), len(b))
 	return runs[0], nil
 }
+
+// episodesBetween is how many short episodes (betweenSteps each) of
+// other seeds the whole-episode check plays between its two runs, in the
+// worker of the first: with the first run, the second is the fifth
+// episode of its worker (a policy that carried state across episodes
+// once played its first four honestly).
+const (
+	episodesBetween = 3
+	betweenSteps    = 10
+)
 
 // stoppedForCost reports whether an episode was stopped for the
 // policy's cost (the budget, a step's deadline, the CPU limit) rather

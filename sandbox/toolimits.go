@@ -38,18 +38,26 @@ const (
 	// An honest policy compiles in about a second of CPU time; the
 	// largest package of the standard library in under ten.
 	DefaultBuildCPU = 60
+	// A worker binary is a few MiB and the largest object file of the
+	// standard library tens; a policy's initialised arrays (each within
+	// MaxStaticSize) are laid out in both, and twelve of them once made
+	// the linker write 1.5 GB to the disk.
+	DefaultBuildFileSize = 256 << 20
 )
 
 // toolLimits are the limits of each process of a build: bytes of data
-// (RLIMIT_DATA) and seconds of CPU time (RLIMIT_CPU); 0 is no limit.
-type toolLimits struct{ data, cpu int64 }
+// (RLIMIT_DATA), seconds of CPU time (RLIMIT_CPU) and bytes of any file
+// it writes (RLIMIT_FSIZE); 0 is no limit.
+type toolLimits struct{ data, cpu, fsize int64 }
 
-func (l toolLimits) String() string { return fmt.Sprintf("data=%d,cpu=%d", l.data, l.cpu) }
+func (l toolLimits) String() string {
+	return fmt.Sprintf("data=%d,cpu=%d,fsize=%d", l.data, l.cpu, l.fsize)
+}
 
 func parseToolLimits(s string) (toolLimits, error) {
 	var l toolLimits
-	_, err := fmt.Sscanf(s, "data=%d,cpu=%d", &l.data, &l.cpu)
-	if err != nil || l.data < 0 || l.cpu < 0 {
+	_, err := fmt.Sscanf(s, "data=%d,cpu=%d,fsize=%d", &l.data, &l.cpu, &l.fsize)
+	if err != nil || l.data < 0 || l.cpu < 0 || l.fsize < 0 {
 		return l, fmt.Errorf("malformed tool limits %q", s)
 	}
 	return l, nil
@@ -57,7 +65,8 @@ func parseToolLimits(s string) (toolLimits, error) {
 
 // toolLimits are the limits of this Sandbox's builds.
 func (s *Sandbox) toolLimits() toolLimits {
-	return toolLimits{data: max(s.cfg.BuildMemory, 0), cpu: max(int64(s.cfg.BuildCPU.Seconds()+0.999), 0)}
+	return toolLimits{data: max(s.cfg.BuildMemory, 0), cpu: max(int64(s.cfg.BuildCPU.Seconds()+0.999), 0),
+		fsize: max(s.cfg.BuildFileSize, 0)}
 }
 
 // overBound explains a failed build that passed a bound, from the go
@@ -74,6 +83,8 @@ func (s *Sandbox) overBound(out []byte) (string, error) {
 			section = strings.TrimPrefix(line, "# ")
 		case strings.Contains(line, "out of memory") || strings.Contains(line, "cannot allocate memory"):
 			what = fmt.Sprintf("more memory than the build's bound of %d MiB per process", s.cfg.BuildMemory>>20)
+		case strings.Contains(line, "file too large") || strings.Contains(line, "file size limit exceeded"):
+			what = fmt.Sprintf("a file larger than the build's bound of %d MiB (an object file or the worker binary)", s.cfg.BuildFileSize>>20)
 		case strings.Contains(line, "signal: killed"):
 			// "ssd/cmd/worker: …/compile: signal: killed"
 			if pkg, _, ok := strings.Cut(strings.TrimPrefix(line, "go build "), ": "); ok && !strings.Contains(pkg, " ") {
@@ -91,6 +102,10 @@ func (s *Sandbox) overBound(out []byte) (string, error) {
 	case section != "ssd/cmd/worker":
 		return "", fmt.Errorf("build worker: the Go toolchain needed %s (sandbox.Config.BuildMemory, BuildCPU):\n%s",
 			what, bytes.TrimSpace(out))
+	}
+	if strings.HasPrefix(what, "a file") {
+		return "compiling this policy needed " + what + ": its initialised arrays are laid out in the binary; " +
+			"make them smaller or fill them at run time", nil
 	}
 	return "compiling this policy needed " + what + ": something in it makes the compiler work exponentially, " +
 		"such as generic functions that each call the next at new types; write it without", nil

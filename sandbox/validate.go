@@ -117,7 +117,7 @@ func sourceLine(src []byte, n int) string {
 	if len(s) > 120 {
 		s = s[:117] + "..."
 	}
-	return s
+	return quoteControl(s)
 }
 
 // shownIssues is how many problems a ValidationError lists.
@@ -169,13 +169,18 @@ func (v *validation) run() (*Checked, error) {
 		}
 		return nil, nil
 	}
+	if !skipPrechecks && !v.checkNesting(f) {
+		return nil, nil
+	}
 	if f.Name.Name != "policy" {
 		v.add(f.Name.Pos(), "package is %s; a policy must be in package policy", f.Name.Name)
 	}
 	v.checkDirectives(f)
 	ssdName := v.checkImports(f)
 	v.checkSyntax(f)
-	v.checkConstantStrings(f)
+	if !skipPrechecks {
+		v.checkConstantStrings(f)
+	}
 
 	c := &Checked{Source: v.src, ID: SourceID(v.src), Fset: v.fset, File: f}
 	loadTypeEnv()
@@ -192,6 +197,7 @@ func (v *validation) run() (*Checked, error) {
 	}
 	v.checkSignature(pkg)
 	v.checkSizes(f, info)
+	v.checkFoldedStrings(f, info)
 	v.checkForeignWrites(f, info)
 	c.Types, c.Info = pkg, info
 	return c, nil

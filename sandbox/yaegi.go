@@ -24,16 +24,20 @@ import (
 
 // envWorker, set to "yaegi" in a process's environment, turns any binary
 // that links this package (policyevolve itself, or a test binary) into an
-// interpreting policy worker: the package's init serves one episode and
-// exits before main runs. The host sets it; nothing else should.
+// interpreting policy worker: the package's init serves its episodes and
+// exits before main runs; set to "analyse", into the bounded analyser of
+// one source (see analyse). The host sets it; nothing else should.
 const envWorker = "POLICYEVOLVE_SANDBOX_WORKER"
 
 func init() {
 	if spec, ok := os.LookupEnv(envTool); ok {
 		os.Exit(runTool(spec)) // the launcher of a build's go command
 	}
-	if os.Getenv(envWorker) == "yaegi" {
+	switch os.Getenv(envWorker) {
+	case "yaegi":
 		os.Exit(yaegiWorkerMain())
+	case "analyse":
+		os.Exit(analyseMain()) // the bounded analysis of a source (see analyse)
 	}
 }
 

@@ -103,7 +103,7 @@ func printValidateDetails(w io.Writer, sb *sandbox.Sandbox, rep *sandbox.SmokeRe
 			rep.PerStep.Round(time.Microsecond), rep.Agents, rep.Steps, budget)
 	}
 	if rep != nil && rep.Replayed > 0 {
-		fmt.Fprintf(w, "whole episode: %d steps from seed 1, played twice, the same actions on the %d steps both played\n", rep.Episode, rep.Replayed)
+		fmt.Fprintf(w, "whole episode: %d steps from seed %d, played twice (in a fresh worker, then after other episodes), the same actions on the %d steps both played\n", rep.Episode, rep.EpisodeSeed, rep.Replayed)
 	}
 	if rep != nil && len(rep.Compared) > 0 {
 		var names []string
