@@ -206,15 +206,19 @@ var hostiles = []hostile{
 		kind: ErrCrashed, want: "out of memory"},
 	{name: "huge allocation at init", src: "package policy\n\nimport \"ssd\"\n\nvar buf = make([]byte, 1<<40)\n\nfunc Policy(v *ssd.View, agent int) int { return int(buf[0]) }\n",
 		kind: ErrCrashed, want: "out of memory"},
+	// In these two the CPU limit of starting must stop the policy, not the
+	// host's wall-clock backstop (10 x StartTimeout + StepWall): a long
+	// StepWall keeps the backstop out of reach on a crowded machine, where
+	// 2 s of CPU time can take longer than 22 s of wall time.
 	{name: "endless init", src: "package policy\n\nimport \"ssd\"\n\nfunc init() {\n\tfor {\n\t}\n}\n\nfunc Policy(v *ssd.View, agent int) int { return 0 }\n",
-		kind: ErrTimeout, want: "initialising the policy's package-level variables used", cfg: func(c *Config) { c.StartTimeout = 2 * time.Second }},
+		kind: ErrTimeout, want: "initialising the policy's package-level variables used", cfg: func(c *Config) { c.StartTimeout = 2 * time.Second; c.StepWall = time.Minute }},
 	// A package-level variable whose initialiser never returns: it runs
 	// as the worker starts (natively, before main; in yaegi, as the policy
 	// is loaded), before the step watchdog exists, and escaped the CPU
 	// limit of initialisation (only the host's 22 s wall-clock backstop
 	// stopped it, here).
 	{name: "endless variable initialiser", src: "package policy\n\nimport \"ssd\"\n\nvar x = spin()\n\nfunc spin() int {\n\tfor {\n\t}\n}\n\nfunc Policy(v *ssd.View, agent int) int { return x }\n",
-		kind: ErrTimeout, want: "starting the policy (loading it and initialising its package-level variables) used", cfg: func(c *Config) { c.StartTimeout = 2 * time.Second }},
+		kind: ErrTimeout, want: "starting the policy (loading it and initialising its package-level variables) used", cfg: func(c *Config) { c.StartTimeout = 2 * time.Second; c.StepWall = time.Minute }},
 	// A panic value whose own Error method never returns: describing it
 	// is policy code, and runs under the watchdog too. (It held a native
 	// worker and its host for 704 s, then was reported as a timeout at
