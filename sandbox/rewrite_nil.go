@@ -182,11 +182,7 @@ func (rw *rewriter) guardElements(elts []ast.Expr, key, elem types.Type) {
 //   - a pointer that may be nil is checked, and the policy stopped with a
 //     precise message when it is nil, for error and the policy's own
 //     interfaces (Go makes it a non-nil interface, yaegi a nil one);
-//   - the result of a call, of a type declared in the policy, is first
-//     returned from a function literal when to belongs to the standard
-//     library (yaegi fails to pass a call's result to compiled code as an
-//     interface: sort.Sort(makeByDist()) fails, x := makeByDist();
-//     sort.Sort(x) works).
+//   - every other value is copied (see copyConversion).
 func (rw *rewriter) guardConversion(e ast.Expr, to types.Type) {
 	if to == nil || !isNonEmptyInterface(to) {
 		return
@@ -198,28 +194,26 @@ func (rw *rewriter) guardConversion(e ast.Expr, to types.Type) {
 	n, named := to.(*types.Named)
 	native := named && n.Obj().Pkg() != nil && n.Obj().Pkg() != rw.c.Types
 	x := ast.Unparen(e)
-	call, isCall := x.(*ast.CallExpr)
-	if isCall && rw.c.Info.Types[call.Fun].IsType() {
-		isCall = false // a conversion
-	}
 	switch from.Underlying().(type) {
 	case *types.Slice, *types.Map:
+		fresh := false
 		switch x := x.(type) {
 		case *ast.CompositeLit:
-			return
+			fresh = true
 		case *ast.CallExpr:
 			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok && rw.isBuiltin(id, "make") {
-				return
+				fresh = true
 			}
 		}
-		if !rw.declaredHere(from) {
-			return
+		if fresh || !rw.declaredHere(from) {
+			break
 		}
 		it, ok1 := rw.typeString(to, e.Pos())
 		ft, ok2 := rw.typeString(from, e.Pos())
 		if !ok1 || !ok2 {
 			return
 		}
+		// A copy too (see copyConversion).
 		v := reservedPrefix + "v"
 		rw.wrap(e, fmt.Sprintf("func() %s { %s := ", it, v),
 			fmt.Sprintf("; if %s == nil { return %s{} }; return %s }()", v, ft, v))
@@ -230,9 +224,11 @@ func (rw *rewriter) guardConversion(e ast.Expr, to types.Type) {
 		}
 		switch x := x.(type) {
 		case *ast.UnaryExpr:
-			return // &x, &T{…}
+			rw.copyConversion(e, to) // &x, &T{…}
+			return
 		case *ast.CallExpr:
 			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok && rw.isBuiltin(id, "new") {
+				rw.copyConversion(e, to)
 				return
 			}
 		case *ast.Ident:
@@ -240,14 +236,39 @@ func (rw *rewriter) guardConversion(e ast.Expr, to types.Type) {
 				return
 			}
 		}
+		// The copy outside, the check inside (the first wrap is the outer).
+		rw.copyConversion(e, to)
 		rw.nilCheck(e, from)
 		return
 	}
-	if native && isCall && rw.declaredHere(from) {
-		if it, ok := rw.typeString(to, e.Pos()); ok {
-			rw.wrap(e, fmt.Sprintf("func() %s { return ", it), " }()")
-		}
+	rw.copyConversion(e, to)
+}
+
+// copyConversion makes a value converted to an interface with methods a
+// copy: yaegi v0.16.1 keeps a reference to the variable converted (c :=
+// C(1); var i I = c; c = 5 gave i.V() == 5; the loop idiom
+// for _, t := range ts { gs = append(gs, t) } made every element the
+// last one), where the interface holds a copy in Go. The value is first
+// copied into a variable of a function literal called at once, whose
+// frame no later assignment reaches (issue 48, class 1):
+//
+//	var i I = c   becomes   var i I = func() I { v := c; return v }()
+//
+// The same literal passes the result of a call of a type declared in the
+// policy to compiled code (sort.Sort(makeByDist()) failed; x :=
+// makeByDist(); sort.Sort(x) works). Literals, conversions of constants
+// and other expressions that yield a fresh value are copied alike: one
+// rule, no reasoning about which expressions yaegi stores in place.
+func (rw *rewriter) copyConversion(e ast.Expr, to types.Type) {
+	if isNilIdent(e) {
+		return
 	}
+	it, ok := rw.qualified(to, e.Pos())
+	if !ok {
+		return
+	}
+	v := reservedPrefix + "v"
+	rw.wrap(e, fmt.Sprintf("func() %s { %s := ", it, v), fmt.Sprintf("; return %s }()", v))
 }
 
 // nilCheck stops the policy with a precise message when pointer e, of
