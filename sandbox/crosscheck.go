@@ -91,12 +91,12 @@ func (s *Sandbox) crossCheck(ctx context.Context, p *Program, cfg envs.Config, r
 	key := s.verdictKey(p, po, cfg, first.Seed)
 	if v, ok := s.readVerdict(key); ok {
 		rep.Compared = append(rep.Compared, v.Compared...)
-		rep.CrossNote = v.Note
+		rep.CrossNote, rep.CrossSteps = v.Note, v.Steps
 		return nil
 	}
 	err = s.crossRun(ctx, po, cfg, rep, first)
 	if err == nil {
-		s.writeVerdict(key, verdict{Compared: rep.Compared[1:], Note: rep.CrossNote})
+		s.writeVerdict(key, verdict{Compared: rep.Compared[1:], Note: rep.CrossNote, Steps: rep.CrossSteps})
 	}
 	return err
 }
@@ -119,13 +119,14 @@ func (s *Sandbox) crossRun(ctx context.Context, po *Program, cfg envs.Config, re
 					s.backend, ssd.ActionName(a), other.backend, ssd.ActionName(b))}
 		}
 	}
-	if runErr == nil {
-		rep.Compared = append(rep.Compared, other.backend)
-		return nil
-	}
 	played := 0
 	if first.Trajectory != nil {
 		played = len(first.Trajectory.Steps)
+	}
+	rep.CrossSteps = min(steps, played)
+	if runErr == nil {
+		rep.Compared = append(rep.Compared, other.backend)
+		return nil
 	}
 	var pe *PolicyError
 	if !errors.As(runErr, &pe) {

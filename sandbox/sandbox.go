@@ -129,6 +129,14 @@ type Config struct {
 	// stops, and the checks compare the steps played. Default
 	// DefaultAdmissionCPU; negative: the cost budget alone.
 	AdmissionCPU time.Duration
+	// AdmissionEnv, when its Map is set, is the environment the run
+	// plays (its map, agent count and, when MaxSteps > 0, episode
+	// length): admission's whole episode and the cross-check play it
+	// instead of the game's default map (the smoke test stays the
+	// paper's, on the default map). A policy that behaves differently
+	// only on the run's map (if v.Height() < 15 { … }) is then compared
+	// where it plays. Ignored for another game than the one admitted.
+	AdmissionEnv envs.Config
 }
 
 // Defaults, with the reasons for them.

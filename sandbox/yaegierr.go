@@ -133,7 +133,7 @@ func nodeName(n ast.Node) string {
 // from the interpreter's own machinery, not from the policy: a policy
 // cannot reach reflect, and yaegi's own failures say where they are.
 func interpreterInternal(msg string) bool {
-	for _, s := range []string{"reflect: ", "reflect.Value.", "internal error", "interp.", "CFG"} {
+	for _, s := range []string{"reflect: ", "reflect.", "internal error", "interp.", "CFG"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
