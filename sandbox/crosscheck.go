@@ -114,9 +114,14 @@ func (s *Sandbox) crossRun(ctx context.Context, po *Program, cfg envs.Config, re
 		steps = len(res.Trajectory.Steps)
 		if t, i, differ := firstDivergence(first.Trajectory, res.Trajectory); differ {
 			a, b := first.Trajectory.Steps[t].Actions[i], res.Trajectory.Steps[t].Actions[i]
+			where := ""
+			if note := partingNote(traceOf(ctx, s, po.Source, cfg, first.Seed, t, i), traceOf(ctx, other, po.Source, cfg, first.Seed, t, i),
+				s.backend, other.backend); note != "" {
+				where = " (" + note + ")"
+			}
 			return &PolicyError{Kind: ErrDisagree, Step: t, Agent: i, Program: po.ID,
-				Detail: fmt.Sprintf("the %s backend chose %s, the %s backend %s — the yaegi interpreter computes something differently from Go in what this step runs; write it another way",
-					s.backend, ssd.ActionName(a), other.backend, ssd.ActionName(b))}
+				Detail: fmt.Sprintf("the %s backend chose %s, the %s backend %s%s — the yaegi interpreter computes something differently from Go in what this step runs; write it another way",
+					s.backend, ssd.ActionName(a), other.backend, ssd.ActionName(b), where)}
 		}
 	}
 	played := 0

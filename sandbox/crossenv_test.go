@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"policyevolve/envs"
@@ -71,6 +72,10 @@ func TestCrossCheckRunEnv(t *testing.T) {
 	sbRun := newSandbox(t, Native, func(c *Config) { c.AdmissionEnv = run })
 	_, _, err = sbRun.CheckReport(ctx, []byte(heightGated), ssd.Gathering)
 	disagree("admission on the run's map", err)
+	// The refusal names the line each backend chose its action at.
+	if !strings.Contains(err.Error(), "both returned from line 7 (after 2 and 2 statements)") {
+		t.Fatalf("the refusal does not name the policy's line: %v", err)
+	}
 
 	// A yaegi program compared on the small map, as play does.
 	sy := newSandbox(t, Yaegi)
@@ -98,5 +103,39 @@ func TestCrossCheckRunEnv(t *testing.T) {
 	rep, err = sOff.CrossCheck(ctx, pOff, run, 0)
 	if err != nil || rep.CrossNote == "" || len(rep.Compared) != 1 {
 		t.Fatalf("cross-check off: %v, %+v", err, rep)
+	}
+}
+
+// TestCrossCheckNamesLine: a refusal of the cross-check names the line
+// after which the two backends' paths through the differing step part,
+// and the lines each returned from.
+func TestCrossCheckNamesLine(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the yaegi worker cannot run under the race detector")
+	}
+	const src = `package policy
+
+import "ssd"
+
+func Policy(v *ssd.View, agent int) int {
+	x := 0
+	if v.Step() == 5 && agent == 1 {
+		x = 1
+	}
+	if x == 1 {
+		return ssd.RotateLeft
+	}
+	return ssd.Stand
+}
+`
+	rewriteHook = func(b []byte) []byte { return bytes.Replace(b, []byte("x = 1\n"), []byte("x = 2\n"), 1) }
+	defer func() { rewriteHook = nil }()
+	sb := newSandbox(t, Native)
+	_, _, err := sb.CheckReport(context.Background(), []byte(src), ssd.Gathering)
+	var pe *PolicyError
+	want := "the two part after line 10 (statement 5 of the step): the native backend goes on to line 11, the yaegi backend to line 13; " +
+		"the native backend returned from line 11, the yaegi backend from line 13"
+	if !errors.As(err, &pe) || !errors.Is(err, ErrDisagree) || pe.Step != 5 || pe.Agent != 1 || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want a disagreement at step 5, agent 1, saying %q", err, want)
 	}
 }
