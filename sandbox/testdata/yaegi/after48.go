@@ -139,8 +139,8 @@ func P_after_switch_string_fallthrough() string {
 
 type Base struct{ k int }
 
-func (b *Base) K() int  { return b.k }
-func (b Base) KV() int  { return b.k * 2 }
+func (b *Base) K() int { return b.k }
+func (b Base) KV() int { return b.k * 2 }
 
 type Mid2 struct{ *Base }
 
