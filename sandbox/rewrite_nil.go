@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/types"
+	"strings"
 )
 
 // Conversions to non-empty interface types (error, heap.Interface,
@@ -57,6 +58,12 @@ func (rw *rewriter) nilGuardNode(n ast.Node, sigs *[]*types.Signature) bool {
 			for i, l := range n.Lhs {
 				rw.guardConversion(n.Rhs[i], info.TypeOf(l))
 			}
+		} else if len(n.Rhs) == 1 {
+			var ts []types.Type
+			for _, l := range n.Lhs {
+				ts = append(ts, info.TypeOf(l))
+			}
+			rw.multiValueConversion(n.Rhs[0], ts)
 		}
 	case *ast.ValueSpec:
 		rw.nilGuardSpec(n)
@@ -242,6 +249,50 @@ func (rw *rewriter) guardConversion(e ast.Expr, to types.Type) {
 		return
 	}
 	rw.copyConversion(e, to)
+}
+
+// multiValueConversion rewrites w, k = f() where a result of f of a
+// concrete type goes into a target of an interface type with methods:
+// yaegi v0.16.1 fails on it (reflect.Set: value of type int is not
+// assignable to type interp.valueInterface). The results are received
+// by a function literal that returns them as the targets' types, which
+// converts them as a return statement does:
+//
+//	w, k = f()   becomes   w, k = func() (I, int) { a0, a1 := f(); return a0, a1 }()
+//
+// targets holds the targets' types (nil for _).
+func (rw *rewriter) multiValueConversion(e ast.Expr, targets []types.Type) {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return
+	}
+	tuple, ok := rw.c.Info.TypeOf(call).(*types.Tuple)
+	if !ok || tuple.Len() != len(targets) {
+		return
+	}
+	need := false
+	for i, t := range targets {
+		if t != nil && isNonEmptyInterface(t) && !types.IsInterface(tuple.At(i).Type()) {
+			need = true
+		}
+	}
+	if !need {
+		return
+	}
+	var res, names []string
+	for i, t := range targets {
+		if t == nil {
+			t = tuple.At(i).Type()
+		}
+		ts, ok := rw.qualified(t, e.Pos())
+		if !ok {
+			return
+		}
+		res = append(res, ts)
+		names = append(names, fmt.Sprintf("%sm%d", reservedPrefix, i))
+	}
+	list := strings.Join(names, ", ")
+	rw.wrap(e, fmt.Sprintf("func() (%s) { %s := ", strings.Join(res, ", "), list), fmt.Sprintf("; return %s }()", list))
 }
 
 // copyConversion makes a value converted to an interface with methods a

@@ -211,3 +211,21 @@ func P_after_value_error_return_and_expr() string {
 	g := VE.Error
 	return out + f(&e) + g(e) + (*VE).Error(&e)
 }
+
+func twoVals(n N) (N, int) { return n, int(n) }
+
+func asValuer(n N) (Valuer, int) { return twoVals(n) }
+
+func P_after_multi_value_call_conversions() string {
+	var vs []Valuer
+	for _, n := range []N{1, 2, 3} {
+		v, _ := asValuer(n)
+		vs = append(vs, v)
+	}
+	var w Valuer
+	var k int
+	m := N(5)
+	w, k = twoVals(m)
+	m = 6
+	return fmt.Sprint(vs[0].Val(), vs[1].Val(), vs[2].Val(), w.Val(), k)
+}
