@@ -143,6 +143,11 @@ type JobConfig struct {
 	// Backend of the sandbox (native, yaegi, auto); recorded, applied by
 	// whoever builds the sandbox.
 	Backend string `json:"backend,omitempty"`
+	// AdmitOnRunEnv: admission compares the backends on the run's own
+	// map, agents and steps (sandbox.Config.AdmissionEnv), not the
+	// game's default map. Set for runs started since; a run stored
+	// without it resumes admitting as it started.
+	AdmitOnRunEnv bool `json:"admit_on_run_env,omitempty"`
 	// LLM holds the settings of LLM planners that a resumed run must
 	// repeat (they are part of every request's identity); no key is ever
 	// stored, only the name of the variable that holds it.

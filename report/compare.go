@@ -237,5 +237,5 @@ func storedMatch(tx *store.Tx, a, b string, env store.EnvConfig, seed uint64) (*
 	if err != nil {
 		return nil, err
 	}
-	return &store.Match{A: a, B: b, Env: r.Env, Seed: r.Seed, ScoreA: r.ScoreB, ScoreB: r.ScoreA, Outcome: 1 - r.Outcome}, nil
+	return &store.Match{A: a, B: b, Env: r.Env, Seed: r.Seed, ScoreA: r.ScoreB, ScoreB: r.ScoreA, Outcome: 1 - r.Outcome, Backend: r.Backend}, nil
 }

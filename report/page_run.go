@@ -28,6 +28,9 @@ func (p *runPage) champion(r *Run, f *Frame) {
 		m := ev.Mean
 		p.ChampStats = append(p.ChampStats, field{"self-play", fmt.Sprintf("efficiency %.4f, equality %.4f, sustainability %.2f, peace %.3f (seeds %s%s)",
 			m.Efficiency, m.Equality, m.Sustainability, m.Peace, seedList(ev.Seeds), failedNote(ev)), ""})
+		if c.Builtin == "" {
+			p.ChampStats = append(p.ChampStats, field{"scored by", scoredBy(ev.Backend), ""})
+		}
 	}
 	for _, m := range r.Members {
 		if m.Policy.ID == c.ID && m.Rated {
@@ -100,6 +103,39 @@ func (p *runPage) pool(r *Run, f *Frame) {
 	for _, m := range r.Members {
 		p.Pool = append(p.Pool, memberRow(m, f))
 	}
+	p.PoolNote += mixedBackends(r.Members)
+}
+
+// scoredBy names the backend of an evaluation of a source policy.
+func scoredBy(backend string) string {
+	switch backend {
+	case "":
+		return "not recorded (evaluated before evaluations named their backend)"
+	case "yaegi":
+		return "the yaegi backend (interpreted; compared with the native backend where a Go toolchain was present)"
+	}
+	return "the " + backend + " backend"
+}
+
+// mixedBackends is a note when the members' evaluations were scored by
+// more than one backend: their numbers are then not strictly comparable.
+func mixedBackends(ms []Member) string {
+	count := map[string]int{}
+	for _, m := range ms {
+		if m.Backend != "" {
+			count[m.Backend]++
+		}
+	}
+	if len(count) < 2 {
+		return ""
+	}
+	var parts []string
+	for _, b := range []string{"native", "yaegi"} {
+		if n := count[b]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d by the %s backend", n, b))
+		}
+	}
+	return " These evaluations mix backends (" + strings.Join(parts, ", ") + "): compare their numbers with care."
 }
 
 // iterations: one row per iteration.

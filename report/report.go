@@ -65,6 +65,7 @@ type Member struct {
 	Failed    bool
 	Reason    string // why it is in the pool (baseline, promoted…); a chain: its candidate's status
 	Champion  bool
+	Backend   string // the backend that scored its evaluation ("" built-in, or not recorded)
 }
 
 // Errors callers branch on. ErrNotFound: no run, comparison, policy or

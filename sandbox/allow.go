@@ -738,8 +738,9 @@ func (a *allowCheck) qualifier(p *types.Package) string {
 }
 
 // erase spells t as the interpreter knows it: yaegi gives a type the
-// policy declares no identity of its own, only its underlying type's
-// (compiled types, those of ssd and the standard library, keep theirs).
+// policy declares no identity of its own, only its underlying type's;
+// compiled types, those of ssd and the standard library, keep theirs only
+// when their underlying type is basic or an interface.
 func (a *allowCheck) erase(t types.Type, depth int) string {
 	t = types.Unalias(t)
 	if depth > 8 {
@@ -747,8 +748,15 @@ func (a *allowCheck) erase(t types.Type, depth int) string {
 	}
 	switch u := t.(type) {
 	case *types.Named:
+		// A compiled type keeps its identity only when its underlying
+		// type is basic (time.Duration is not an int64 to yaegi); one of a
+		// composite kind is taken for its shape: var a any = ssd.Pos{}
+		// satisfied a.(P) with type P struct{ R, C int }, and
+		// sort.IntSlice a.([]int) (issue 48, class 5).
 		if o := u.Obj(); o.Pkg() != nil && o.Pkg() != a.rw.c.Types {
-			return o.Pkg().Path() + "." + o.Name()
+			if _, basic := u.Underlying().(*types.Basic); basic || types.IsInterface(u) {
+				return o.Pkg().Path() + "." + o.Name()
+			}
 		}
 		return a.erase(u.Underlying(), depth+1)
 	case *types.Pointer:

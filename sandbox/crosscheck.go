@@ -91,12 +91,12 @@ func (s *Sandbox) crossCheck(ctx context.Context, p *Program, cfg envs.Config, r
 	key := s.verdictKey(p, po, cfg, first.Seed)
 	if v, ok := s.readVerdict(key); ok {
 		rep.Compared = append(rep.Compared, v.Compared...)
-		rep.CrossNote = v.Note
+		rep.CrossNote, rep.CrossSteps = v.Note, v.Steps
 		return nil
 	}
 	err = s.crossRun(ctx, po, cfg, rep, first)
 	if err == nil {
-		s.writeVerdict(key, verdict{Compared: rep.Compared[1:], Note: rep.CrossNote})
+		s.writeVerdict(key, verdict{Compared: rep.Compared[1:], Note: rep.CrossNote, Steps: rep.CrossSteps})
 	}
 	return err
 }
@@ -114,18 +114,24 @@ func (s *Sandbox) crossRun(ctx context.Context, po *Program, cfg envs.Config, re
 		steps = len(res.Trajectory.Steps)
 		if t, i, differ := firstDivergence(first.Trajectory, res.Trajectory); differ {
 			a, b := first.Trajectory.Steps[t].Actions[i], res.Trajectory.Steps[t].Actions[i]
+			where := ""
+			if note := partingNote(traceOf(ctx, s, po.Source, cfg, first.Seed, t, i), traceOf(ctx, other, po.Source, cfg, first.Seed, t, i),
+				s.backend, other.backend); note != "" {
+				where = " (" + note + ")"
+			}
 			return &PolicyError{Kind: ErrDisagree, Step: t, Agent: i, Program: po.ID,
-				Detail: fmt.Sprintf("the %s backend chose %s, the %s backend %s — the yaegi interpreter computes something differently from Go in what this step runs; write it another way",
-					s.backend, ssd.ActionName(a), other.backend, ssd.ActionName(b))}
+				Detail: fmt.Sprintf("the %s backend chose %s, the %s backend %s%s — the yaegi interpreter computes something differently from Go in what this step runs; write it another way",
+					s.backend, ssd.ActionName(a), other.backend, ssd.ActionName(b), where)}
 		}
-	}
-	if runErr == nil {
-		rep.Compared = append(rep.Compared, other.backend)
-		return nil
 	}
 	played := 0
 	if first.Trajectory != nil {
 		played = len(first.Trajectory.Steps)
+	}
+	rep.CrossSteps = min(steps, played)
+	if runErr == nil {
+		rep.Compared = append(rep.Compared, other.backend)
+		return nil
 	}
 	var pe *PolicyError
 	if !errors.As(runErr, &pe) {

@@ -374,6 +374,9 @@ func (w *proc) reported(p *Program, payload []byte, step int) error {
 	switch r.Kind {
 	case worker.KindPanic:
 		pe.Kind = ErrPanic
+		if m, ok := yaegiRuntimeError(r.Message); ok && p.Backend == Yaegi {
+			pe.Detail = m
+		}
 		if p.Backend == Yaegi && interpreterInternal(r.Message) {
 			pe.Detail, pe.Line = interpreterFailure(p.Source, fmt.Sprintf("%d:1: %s", r.Line, r.Message), "run"), 0
 		} else if p.Backend == Yaegi && r.Line > 0 {

@@ -100,6 +100,15 @@ func (rw *rewriter) wrap(n ast.Node, pre, post string) {
 		edit{start: e, end: e, text: post, wrap: wrapClose, span: e - s, seq: rw.wraps})
 }
 
+// wrapOuter is wrap around every other wrap of n, whenever made.
+func (rw *rewriter) wrapOuter(n ast.Node, pre, post string) {
+	rw.wraps++
+	s, e := rw.off(n.Pos()), rw.off(n.End())
+	rw.edits = append(rw.edits,
+		edit{start: s, end: s, text: pre, wrap: wrapOpen, span: e - s + 1, seq: rw.wraps},
+		edit{start: e, end: e, text: post, wrap: wrapClose, span: e - s + 1, seq: rw.wraps})
+}
+
 func (rw *rewriter) off(p token.Pos) int { return rw.c.Fset.Position(p).Offset }
 
 func (rw *rewriter) text(n ast.Node) string {
@@ -160,7 +169,10 @@ func (rw *rewriter) collect() {
 		}
 		switch n := n.(type) {
 		case *ast.SelectorExpr:
-			if !called[n] {
+			// A method expression is rewritten even when called at once:
+			// (*T).Add(&t, 1), with Add a value method, failed in yaegi
+			// (reflect.Set; issue 48, class 6).
+			if !called[n] || rw.isMethodExpr(n) {
 				rw.methodValue(n)
 			}
 			rw.errorsCall(n)
@@ -463,6 +475,11 @@ func (rw *rewriter) localType(t types.Type) bool {
 	return local
 }
 
+func (rw *rewriter) isMethodExpr(sel *ast.SelectorExpr) bool {
+	s := rw.c.Info.Selections[sel]
+	return s != nil && s.Kind() == types.MethodExpr
+}
+
 // methodValue rewrites a method value or method expression whose method
 // belongs to a compiled (non-interpreted) type, such as v.AppleAt passed as
 // a func(int, int) bool: yaegi v0.16.1 gives it the method expression's
@@ -523,6 +540,22 @@ func (rw *rewriter) methodValue(sel *ast.SelectorExpr) {
 	recv := s.Recv()
 	bind := ""
 	_, methodPtr := sig.Recv().Type().(*types.Pointer)
+	// A method promoted through embedded fields binds the embedded field
+	// that has it, as Go evaluates it: x.Inner, not x (binding x read
+	// x.Inner when called, where Go had taken it already; issue 48,
+	// class 4).
+	path := ""
+	if s.Kind() == types.MethodVal {
+		for _, k := range s.Index()[:len(s.Index())-1] {
+			st, ok := derefType(recv).Underlying().(*types.Struct)
+			if !ok {
+				return
+			}
+			f := st.Field(k)
+			path += "." + f.Name()
+			recv = f.Type()
+		}
+	}
 	if p, xPtr := recv.Underlying().(*types.Pointer); s.Kind() == types.MethodVal {
 		switch {
 		case methodPtr && !xPtr && !types.IsInterface(recv):
@@ -549,7 +582,15 @@ func (rw *rewriter) methodValue(sel *ast.SelectorExpr) {
 	prefix := fmt.Sprintf("(func(%s %s) %s { return %s })(%s", r, recvT, valT, inner, bind)
 	rw.edits = append(rw.edits,
 		edit{start: rw.off(sel.Pos()), end: rw.off(sel.Pos()), text: prefix},
-		edit{start: rw.off(sel.X.End()), end: rw.off(sel.End()), text: ")"})
+		edit{start: rw.off(sel.X.End()), end: rw.off(sel.End()), text: path + ")"})
+}
+
+// derefType is the type t points to, or t.
+func derefType(t types.Type) types.Type {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
 }
 
 func (rw *rewriter) rangeStmt(r *ast.RangeStmt) {
@@ -575,13 +616,17 @@ func (rw *rewriter) rangeStmt(r *ast.RangeStmt) {
 	}
 	var captured []string
 	for _, e := range []ast.Expr{r.Key, r.Value} {
-		if id, ok := e.(*ast.Ident); ok && id.Name != "_" && rw.capturedIn(r.Body, rw.object(id)) {
+		// A range variable the body assigns gets the copy too: yaegi
+		// iterates with the variable itself, so i = 4 in the body moved
+		// the iteration on (issue 48, class 2).
+		if id, ok := e.(*ast.Ident); ok && id.Name != "_" && (rw.capturedIn(r.Body, rw.object(id)) || rw.modifiedIn(r.Body, rw.object(id))) {
 			captured = append(captured, id.Name)
 		}
 	}
 	if len(captured) > 0 {
 		// Range variables are never affected by the body: a copy at the top
-		// of each iteration gives exactly Go 1.22's per-iteration variables.
+		// of each iteration gives exactly Go 1.22's per-iteration variables,
+		// and leaves the iteration's own untouched.
 		list := strings.Join(captured, ", ")
 		rw.wrapBody(r.Body, list+" := "+list+";")
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/types"
+	"strings"
 )
 
 // Conversions to non-empty interface types (error, heap.Interface,
@@ -57,6 +58,12 @@ func (rw *rewriter) nilGuardNode(n ast.Node, sigs *[]*types.Signature) bool {
 			for i, l := range n.Lhs {
 				rw.guardConversion(n.Rhs[i], info.TypeOf(l))
 			}
+		} else if len(n.Rhs) == 1 {
+			var ts []types.Type
+			for _, l := range n.Lhs {
+				ts = append(ts, info.TypeOf(l))
+			}
+			rw.multiValueConversion(n.Rhs[0], ts)
 		}
 	case *ast.ValueSpec:
 		rw.nilGuardSpec(n)
@@ -182,11 +189,7 @@ func (rw *rewriter) guardElements(elts []ast.Expr, key, elem types.Type) {
 //   - a pointer that may be nil is checked, and the policy stopped with a
 //     precise message when it is nil, for error and the policy's own
 //     interfaces (Go makes it a non-nil interface, yaegi a nil one);
-//   - the result of a call, of a type declared in the policy, is first
-//     returned from a function literal when to belongs to the standard
-//     library (yaegi fails to pass a call's result to compiled code as an
-//     interface: sort.Sort(makeByDist()) fails, x := makeByDist();
-//     sort.Sort(x) works).
+//   - every other value is copied (see copyConversion).
 func (rw *rewriter) guardConversion(e ast.Expr, to types.Type) {
 	if to == nil || !isNonEmptyInterface(to) {
 		return
@@ -198,28 +201,26 @@ func (rw *rewriter) guardConversion(e ast.Expr, to types.Type) {
 	n, named := to.(*types.Named)
 	native := named && n.Obj().Pkg() != nil && n.Obj().Pkg() != rw.c.Types
 	x := ast.Unparen(e)
-	call, isCall := x.(*ast.CallExpr)
-	if isCall && rw.c.Info.Types[call.Fun].IsType() {
-		isCall = false // a conversion
-	}
 	switch from.Underlying().(type) {
 	case *types.Slice, *types.Map:
+		fresh := false
 		switch x := x.(type) {
 		case *ast.CompositeLit:
-			return
+			fresh = true
 		case *ast.CallExpr:
 			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok && rw.isBuiltin(id, "make") {
-				return
+				fresh = true
 			}
 		}
-		if !rw.declaredHere(from) {
-			return
+		if fresh || !rw.declaredHere(from) {
+			break
 		}
 		it, ok1 := rw.typeString(to, e.Pos())
 		ft, ok2 := rw.typeString(from, e.Pos())
 		if !ok1 || !ok2 {
 			return
 		}
+		// A copy too (see copyConversion).
 		v := reservedPrefix + "v"
 		rw.wrap(e, fmt.Sprintf("func() %s { %s := ", it, v),
 			fmt.Sprintf("; if %s == nil { return %s{} }; return %s }()", v, ft, v))
@@ -230,9 +231,11 @@ func (rw *rewriter) guardConversion(e ast.Expr, to types.Type) {
 		}
 		switch x := x.(type) {
 		case *ast.UnaryExpr:
-			return // &x, &T{…}
+			rw.copyConversion(e, to) // &x, &T{…}
+			return
 		case *ast.CallExpr:
 			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok && rw.isBuiltin(id, "new") {
+				rw.copyConversion(e, to)
 				return
 			}
 		case *ast.Ident:
@@ -240,14 +243,83 @@ func (rw *rewriter) guardConversion(e ast.Expr, to types.Type) {
 				return
 			}
 		}
+		// The copy outside, the check inside (the first wrap is the outer).
+		rw.copyConversion(e, to)
 		rw.nilCheck(e, from)
 		return
 	}
-	if native && isCall && rw.declaredHere(from) {
-		if it, ok := rw.typeString(to, e.Pos()); ok {
-			rw.wrap(e, fmt.Sprintf("func() %s { return ", it), " }()")
+	rw.copyConversion(e, to)
+}
+
+// multiValueConversion rewrites w, k = f() where a result of f of a
+// concrete type goes into a target of an interface type with methods:
+// yaegi v0.16.1 fails on it (reflect.Set: value of type int is not
+// assignable to type interp.valueInterface). The results are received
+// by a function literal that returns them as the targets' types, which
+// converts them as a return statement does:
+//
+//	w, k = f()   becomes   w, k = func() (I, int) { a0, a1 := f(); return a0, a1 }()
+//
+// targets holds the targets' types (nil for _).
+func (rw *rewriter) multiValueConversion(e ast.Expr, targets []types.Type) {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return
+	}
+	tuple, ok := rw.c.Info.TypeOf(call).(*types.Tuple)
+	if !ok || tuple.Len() != len(targets) {
+		return
+	}
+	need := false
+	for i, t := range targets {
+		if t != nil && isNonEmptyInterface(t) && !types.IsInterface(tuple.At(i).Type()) {
+			need = true
 		}
 	}
+	if !need {
+		return
+	}
+	var res, names []string
+	for i, t := range targets {
+		if t == nil {
+			t = tuple.At(i).Type()
+		}
+		ts, ok := rw.qualified(t, e.Pos())
+		if !ok {
+			return
+		}
+		res = append(res, ts)
+		names = append(names, fmt.Sprintf("%sm%d", reservedPrefix, i))
+	}
+	list := strings.Join(names, ", ")
+	rw.wrap(e, fmt.Sprintf("func() (%s) { %s := ", strings.Join(res, ", "), list), fmt.Sprintf("; return %s }()", list))
+}
+
+// copyConversion makes a value converted to an interface with methods a
+// copy: yaegi v0.16.1 keeps a reference to the variable converted (c :=
+// C(1); var i I = c; c = 5 gave i.V() == 5; the loop idiom
+// for _, t := range ts { gs = append(gs, t) } made every element the
+// last one), where the interface holds a copy in Go. The value is first
+// copied into a variable of a function literal called at once, whose
+// frame no later assignment reaches (issue 48, class 1):
+//
+//	var i I = c   becomes   var i I = func() I { v := c; return v }()
+//
+// The same literal passes the result of a call of a type declared in the
+// policy to compiled code (sort.Sort(makeByDist()) failed; x :=
+// makeByDist(); sort.Sort(x) works). Literals, conversions of constants
+// and other expressions that yield a fresh value are copied alike: one
+// rule, no reasoning about which expressions yaegi stores in place.
+func (rw *rewriter) copyConversion(e ast.Expr, to types.Type) {
+	if isNilIdent(e) {
+		return
+	}
+	it, ok := rw.qualified(to, e.Pos())
+	if !ok {
+		return
+	}
+	v := reservedPrefix + "v"
+	rw.wrap(e, fmt.Sprintf("func() %s { %s := ", it, v), fmt.Sprintf("; return %s }()", v))
 }
 
 // nilCheck stops the policy with a precise message when pointer e, of

@@ -24,19 +24,84 @@ func (rw *rewriter) switchStmt(s *ast.SwitchStmt) {
 			rw.refuseRow(s.Tag.Pos(), rowSwitchIface, "a switch on a value of interface type %s: yaegi compares such values wrongly; compare with == nil, or switch on a concrete value",
 				rw.c.Info.TypeOf(s.Tag))
 		}
+		rw.taggedCaseLists(s)
 		return
 	}
+	rw.tagless(s, "")
+}
+
+// taggedCaseLists rewrites a tagged switch whose case lists hold an
+// expression that is not a constant: yaegi v0.16.1 evaluates only the
+// first of a list's calls (switch 4 { case g(3), g(4): } never called g(4)
+// nor matched; issue 48, class 3). The tag is evaluated once into a
+// variable and the switch becomes a tagless one, each case x becoming
+// tag == (x), lists joined by || (same order, same stop):
+//
+//	switch init; x { case a, g(b): … }
+//	  becomes
+//	{ init; __t := x; switch { case __t == (a) || __t == (g(b)): … } }
+//
+// without the block when there is no init statement. A labelled switch
+// with an init statement cannot take the block (the label must stay on
+// the switch): refused.
+func (rw *rewriter) taggedCaseLists(s *ast.SwitchStmt) {
+	needed := false
 	for _, st := range s.Body.List {
 		cc := st.(*ast.CaseClause)
-		for _, e := range cc.List {
-			rw.condition(e)
-		}
 		if len(cc.List) < 2 {
 			continue
 		}
-		// case a, b: becomes case (a) || (b): same order, same stop.
+		for _, e := range cc.List {
+			if tv, ok := rw.c.Info.Types[e]; !ok || tv.Value == nil {
+				needed = true
+			}
+		}
+	}
+	if !needed || rw.c.Info == nil {
+		return
+	}
+	rw.loops++
+	tag := reservedPrefix + "tag" + strconv.Itoa(rw.loops)
+	if s.Init != nil {
+		if _, labelled := rw.parent(s).(*ast.LabeledStmt); labelled {
+			rw.refuseRow(s.Pos(), rowSwitchLabel, "a labelled switch with an init statement and a case list holding a call: yaegi evaluates only the first call of a list; move the init statement before the switch")
+			return
+		}
+		// { init; __t := x; switch {  …  } }
+		rw.edits = append(rw.edits,
+			edit{start: rw.off(s.Switch), end: rw.off(s.Init.Pos()), text: "{ "},
+			edit{start: rw.off(s.Body.Rbrace) + 1, end: rw.off(s.Body.Rbrace) + 1, text: " }"})
+		rw.wrapOuter(s.Tag, tag+" := ", "; switch")
+	} else {
+		rw.wrapOuter(s.Tag, tag+" := ", ";")
+	}
+	rw.tagless(s, tag)
+}
+
+// tagless rewrites the case lists of a tagless switch, or of a tagged one
+// whose tag is in variable tag (then every case x becomes tag == (x)).
+func (rw *rewriter) tagless(s *ast.SwitchStmt, tag string) {
+	for _, st := range s.Body.List {
+		cc := st.(*ast.CaseClause)
 		for i, e := range cc.List {
-			rw.wrap(e, "(", ")")
+			switch {
+			case tag != "":
+				// (tag == x): x in parentheses only when it needs them
+				// (a binary expression): yaegi v0.16.1 panics on case t
+				// == (1) || … (reflect: call of reflect.Value.Bool on int
+				// Value).
+				pre, post := "("+tag+" == ", ")"
+				if _, bin := ast.Unparen(e).(*ast.BinaryExpr); bin {
+					pre, post = pre+"(", "))"
+				}
+				rw.wrapOuter(e, pre, post)
+			case len(cc.List) > 1:
+				// case a, b: becomes case (a) || (b): same order, same stop.
+				rw.condition(e)
+				rw.wrap(e, "(", ")")
+			default:
+				rw.condition(e)
+			}
 			if i < len(cc.List)-1 {
 				rw.keyedLiterals(e) // now a left operand of ||
 				// The comma after e becomes ||; what follows it (spaces,

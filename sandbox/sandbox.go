@@ -150,6 +150,14 @@ type Config struct {
 	// admissionSeed): a policy cannot predict them without it. Default:
 	// the machine's key, kept in CacheDir.
 	AdmissionKey []byte
+	// AdmissionEnv, when its Map is set, is the environment the run
+	// plays (its map, agent count and, when MaxSteps > 0, episode
+	// length): admission's whole episode and the cross-check play it
+	// instead of the game's default map (the smoke test stays the
+	// paper's, on the default map). A policy that behaves differently
+	// only on the run's map (if v.Height() < 15 { … }) is then compared
+	// where it plays. Ignored for another game than the one admitted.
+	AdmissionEnv envs.Config
 }
 
 // Defaults, with the reasons for them.

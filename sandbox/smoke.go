@@ -42,6 +42,10 @@ type SmokeReport struct {
 	// compared on part of the episode only; "" when it chose the same
 	// actions at every step.
 	CrossNote string
+	// CrossSteps is how many steps of the episode the cross-check
+	// compared the backends' actions on (fewer than the episode's when
+	// one stopped first, for its cost); 0 when it compared none.
+	CrossSteps int
 	// Episode is the length of the whole episode that admission played
 	// twice (the determinism check) and on the other backend (the
 	// cross-check), steps; 0 when it played the smoke test only. Set by
@@ -139,7 +143,7 @@ func (s *Sandbox) CheckReport(ctx context.Context, src []byte, game ssd.Game) (*
 	rep, first, err := p.smoke(ctx, game)
 	cfg, _ := smokeConfig(game)
 	if err == nil && s.cfg.AdmissionSteps > 0 {
-		cfg.MaxSteps = s.cfg.AdmissionSteps
+		cfg = s.admissionEnv(cfg)
 		first, err = p.wholeEpisode(ctx, cfg, rep)
 	}
 	if err == nil {

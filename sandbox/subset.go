@@ -78,6 +78,7 @@ const (
 	rowShiftAssign   rowID = "E24"
 	rowNilIface      rowID = "E25"
 	rowRangePtrArr   rowID = "S26"
+	rowSwitchLabel   rowID = "S27"
 	rowEmbedIface    rowID = "T7"
 	rowCompare       rowID = "E15"
 	rowCompareComp   rowID = "E16"
@@ -134,13 +135,14 @@ var subsetRows = []subsetRow{
 	{rowIncDec, "++ and --", "as Go", true, false},
 	{rowIf, "if, else, with an init statement", "as Go", true, false},
 	{rowFor, "for loops: three clauses, condition only, infinite", "loop variables captured by closures get Go 1.22's per-iteration copy", true, false},
-	{rowRangeSeq, "range over slices and arrays", "as Go", true, false},
+	{rowRangeSeq, "range over slices and arrays", "range variables the body assigns get a copy (yaegi iterates with them)", true, false},
 	{rowRangePtrArr, "range over a pointer to an array", "refused: yaegi fails inside reflect (found by the fresh probes)", false, false},
 	{rowRangeMap, "range over maps", "as Go (an order Go leaves random: the determinism check replays episodes)", true, false},
 	{rowRangeString, "range over strings", "rewritten (byte offsets as Go gives them)", true, false},
 	{rowRangeInt, "range over integers", "rewritten into a three-clause loop", true, false},
 	{rowRangeFunc, "range over functions (iterators)", "refused: yaegi has none", false, false},
-	{rowSwitch, "switch with and without a tag, case lists, fallthrough", "tagless case lists rewritten", true, false},
+	{rowSwitch, "switch with and without a tag, case lists, fallthrough", "tagless case lists rewritten; a tagged switch whose case lists hold other than constants rewritten into a tagless one (yaegi evaluates only a list's first call)", true, false},
+	{rowSwitchLabel, "a labelled tagged switch with an init statement whose case lists hold other than constants", "refused: the rewrite of S12 cannot keep the label on the switch", false, false},
 	{rowSwitchIface, "switch on a value of interface type", "refused: yaegi compares such values wrongly", false, false},
 	{rowDefaultFirst, "a default clause before other clauses", "refused: yaegi takes it when it reaches it", false, false},
 	{rowTypeSwitch, "type switches whose cases are builtin types (or nil) that no type of the policy shares an underlying type with", "as Go", true, false},
@@ -159,7 +161,7 @@ var subsetRows = []subsetRow{
 	{rowFuncLit, "function literals (closures)", "as Go", true, false},
 	{rowField, "field selection, through pointers and embedded fields", "as Go", true, false},
 	{rowMethodCall, "method calls", "as Go", true, false},
-	{rowMethodValue, "method values and method expressions", "rewritten into function literals", true, false},
+	{rowMethodValue, "method values and method expressions", "rewritten into function literals (a promoted method binds the embedded field that has it, as Go does)", true, false},
 	{rowIndex, "indexing slices, arrays, strings, maps and pointers to arrays", "as Go", true, false},
 	{rowSlice, "slice expressions a[i:j] of slices, arrays, pointers to arrays and strings", "as Go", true, false},
 	{rowSlice3, "three-index slice expressions a[i:j:k]", "as Go", true, false},
@@ -175,8 +177,8 @@ var subsetRows = []subsetRow{
 	{rowCompareIface, "== and != on interface values, or on structs and arrays holding them (other than with nil)", "refused: yaegi ignores the dynamic type (an int32 1 equals an int64 1)", false, false},
 	{rowCompareZero, "== and != on pointers to zero-size types", "refused: Go leaves the result to the implementation", false, false},
 	{rowLogical, "&&, ||, !", "as Go", true, false},
-	{rowAssertSafe, "type assertion x.(T) to a concrete type that no other type of the policy shares an underlying type with", "as Go", true, false},
-	{rowAssertAmbig, "type assertion to a concrete type that another type of the policy (or a builtin type) shares an underlying type with", "refused: yaegi takes any value of the same underlying type (err.(*NotFound) holds for an *Invalid)", false, false},
+	{rowAssertSafe, "type assertion x.(T) to a concrete type that no other type of the policy shares an underlying type with (a compiled struct, slice, array or map type such as ssd.Pos or sort.IntSlice counts as another)", "as Go", true, false},
+	{rowAssertAmbig, "type assertion to a concrete type that another type of the policy (or a builtin type, or a compiled type of a composite kind) shares an underlying type with", "refused: yaegi takes any value of the same underlying type (err.(*NotFound) holds for an *Invalid, a.(P) for an ssd.Pos)", false, false},
 	{rowAssertIface, "type assertion to an interface type", "refused: yaegi gets it wrong for the policy's own types", false, false},
 	{rowOrder, "a variable read in the same composite literal as a call that assigns it", "refused: Go leaves the order unspecified; the compiler and yaegi choose differently", false, false},
 	{rowConvInt, "conversions between integer types", "as Go", true, false},
@@ -185,7 +187,7 @@ var subsetRows = []subsetRow{
 	{rowConvFloat, "conversions between float types", "as Go", true, false},
 	{rowConvString, "string(r) of an integer; string <-> []byte, []rune", "as Go", true, false},
 	{rowConvNamed, "conversions between types of the same underlying type, and of nil", "as Go", true, false},
-	{rowConvIface, "conversions to interface types (explicit or implicit)", "as Go", true, false},
+	{rowConvIface, "conversions to interface types (explicit or implicit)", "to an interface with methods rewritten: the value is copied first (yaegi kept a reference to the variable)", true, false},
 	{rowConvOther, "other conversions (slice to array, pointer conversions, function types)", "refused: no differential evidence", false, false},
 	{rowConvTypeParam, "a conversion between a type parameter and a float or integer type that may convert a float to an integer", "refused on every backend: the defined conversion cannot be applied", false, true},
 	{rowBasicTypes, "bool, integer, float and string types", "as Go (int is 64 bits on every machine workers run on)", true, false},

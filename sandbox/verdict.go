@@ -28,6 +28,7 @@ import (
 type verdict struct {
 	Compared []Backend `json:"compared"`
 	Note     string    `json:"note"`
+	Steps    int       `json:"steps"` // SmokeReport.CrossSteps
 }
 
 // programKey identifies a program as it runs.
@@ -53,7 +54,7 @@ func yaegiVersion() string {
 
 func (s *Sandbox) verdictKey(p, po *Program, cfg envs.Config, seed uint64) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "crosscheck 1\n%s\n%s\n%s\n%d agents %d steps seed %d cpu %d\n", programKey(p), programKey(po),
+	fmt.Fprintf(h, "crosscheck 2\n%s\n%s\n%s\n%d agents %d steps seed %d cpu %d\n", programKey(p), programKey(po),
 		cfg.Map.Name, cfg.Agents, cfg.MaxSteps, seed, s.cfg.AdmissionCPU)
 	h.Write([]byte(cfg.Map.Text))
 	return hex.EncodeToString(h.Sum(nil))

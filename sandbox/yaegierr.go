@@ -133,10 +133,41 @@ func nodeName(n ast.Node) string {
 // from the interpreter's own machinery, not from the policy: a policy
 // cannot reach reflect, and yaegi's own failures say where they are.
 func interpreterInternal(msg string) bool {
-	for _, s := range []string{"reflect: ", "reflect.Value.", "internal error", "interp.", "CFG"} {
+	if _, ok := yaegiRuntimeError(msg); ok {
+		return false
+	}
+	for _, s := range []string{"reflect: ", "reflect.", "internal error", "interp.", "CFG"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
 	}
 	return false
+}
+
+// yaegiRuntimeErrors are the messages yaegi v0.16.1 panics with where
+// the policy itself made a run-time error Go panics on too: an index
+// out of range, a slice out of bounds, a nil pointer or function. They
+// come from reflect, which yaegi evaluates with; they are the policy's
+// errors, not the interpreter's, and are reported as Go words them.
+var yaegiRuntimeErrors = []struct{ raw, goMsg string }{
+	{"reflect: slice index out of range", "runtime error: index out of range"},
+	{"reflect: array index out of range", "runtime error: index out of range"},
+	{"reflect: string index out of range", "runtime error: index out of range"},
+	{"reflect.Value.Slice: slice index out of bounds", "runtime error: slice bounds out of range"},
+	{"reflect.Value.Slice3: slice index out of bounds", "runtime error: slice bounds out of range"},
+	{"reflect.Value.Slice: string slice index out of bounds", "runtime error: slice bounds out of range"},
+	{"reflect.Value.Call: call of nil function", "runtime error: invalid memory address or nil pointer dereference (a nil function called)"},
+	{"reflect: call of reflect.Value.Field on zero Value", "runtime error: invalid memory address or nil pointer dereference"},
+}
+
+// yaegiRuntimeError rewords a panic message of the yaegi backend that
+// is the policy's own run-time error (see yaegiRuntimeErrors), naming
+// what yaegi said.
+func yaegiRuntimeError(msg string) (string, bool) {
+	for _, e := range yaegiRuntimeErrors {
+		if strings.Contains(msg, e.raw) {
+			return e.goMsg + " (the yaegi backend reports it as " + strconv.Quote(e.raw) + ")", true
+		}
+	}
+	return "", false
 }

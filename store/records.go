@@ -136,6 +136,10 @@ type Evaluation struct {
 	PerSeed []SeedResult `json:"per_seed"`
 	Mean    Metrics      `json:"mean"` // over the seeds that completed
 	Created time.Time    `json:"created"`
+	// Backend is the sandbox backend that ran the policy's source
+	// (native or yaegi); "" for a built-in policy, or an evaluation
+	// stored before backends were recorded.
+	Backend string `json:"backend,omitempty"`
 }
 
 // PooledEfficiency is a policy's mean efficiency over every seed of its
@@ -167,6 +171,9 @@ type Match struct {
 	Outcome float64   `json:"outcome"` // A's: 1 win, 0.5 draw, 0 loss
 	Error   string    `json:"error,omitempty"`
 	Created time.Time `json:"created"`
+	// Backend is the sandbox backend that ran the source policies of the
+	// match (see Evaluation.Backend).
+	Backend string `json:"backend,omitempty"`
 }
 
 // RatingPoint is one step of a rating's history.

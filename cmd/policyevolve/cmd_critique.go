@@ -289,6 +289,12 @@ type resolver struct {
 	stderr io.Writer
 	sb     *sandbox.Sandbox
 	st     *store.Store
+	// cross, when set, is the environment the command plays: a source
+	// policy the yaegi backend runs is compared there with the native
+	// backend, from a seed derived from crossSeed (see
+	// sandboxOptions.crossCheck).
+	cross     *envs.Config
+	crossSeed uint64
 }
 
 func (r *resolver) player(ctx context.Context, arg string) (*player, error) {
@@ -348,6 +354,12 @@ func (r *resolver) compile(ctx context.Context, p *player, file string) (*player
 			ve.File = file
 		}
 		return nil, err
+	}
+	if r.cross != nil {
+		if err := r.sbo.crossCheck(ctx, r.sb, prog, []byte(p.source), *r.cross, r.crossSeed, file, r.stderr); err != nil {
+			prog.Close()
+			return nil, err
+		}
 	}
 	p.actor = prog.Actor()
 	return p, nil

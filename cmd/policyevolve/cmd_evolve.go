@@ -147,6 +147,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	if err := o.nats.check(); err != nil {
 		return err
 	}
+	admitOn := &cfg // the configuration whose environment admission plays
 	if o.resume == "" {
 		var err error
 		if cfg.EvalSeeds, err = parseSeeds(o.seeds); err != nil {
@@ -159,6 +160,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 			return err
 		}
 		cfg.Game, cfg.Map, cfg.Agents, cfg.Steps = o.game, o.mapArg, o.agents, o.steps
+		cfg.AdmitOnRunEnv = true
 		if o.planner != "" && o.planner != planner.GrammarName {
 			return usagef("--planner: %q is not a planner (grammar; an LLM is named with --llm)", o.planner)
 		}
@@ -231,6 +233,12 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 			}
 		}
 		o.backend = stored.Backend
+		admitOn = &stored
+	}
+	if admitOn.AdmitOnRunEnv {
+		if env, err := episode.ResolveEnv(admitOn.Game, admitOn.Map, admitOn.Agents, admitOn.Steps); err == nil {
+			o.sandboxOptions.setEnv(env)
+		}
 	}
 	if len(o.llm.specs) > 0 && cfg.MaxCost == 0 {
 		o.llm.warnUnpriced(stderr)

@@ -92,7 +92,11 @@ func runInvade(ctx context.Context, o invadeOptions, stdout, stderr io.Writer) e
 	if len(ks) == 0 {
 		return usagef("--k all needs at least 2 agents")
 	}
-	r := &resolver{so: &o.storeOptions, sbo: &o.sandboxOptions, stderr: stderr}
+	r := &resolver{so: &o.storeOptions, sbo: &o.sandboxOptions, stderr: stderr,
+		cross: &envs.Config{Map: env.Map, Agents: env.Config.Agents, MaxSteps: env.Config.MaxSteps}}
+	if len(seeds) > 0 {
+		r.crossSeed = seeds[0]
+	}
 	a, err := r.player(ctx, o.a)
 	if err != nil {
 		return fmt.Errorf("A: %w", err)

@@ -40,6 +40,11 @@ changed: rating happens in pools.`, stdout)
 	if err != nil {
 		return err
 	}
+	if len(arena.MatchSeeds) > 0 {
+		if err := crossCheckStored(ctx, arena, &sbo, arena.MatchSeeds[0], stderr, a, b); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(stdout, "%.12s (A) vs %.12s (B) on %s\n", a, b, arena.Env.Config)
 	var points, sumA, sumB float64
 	for _, seed := range arena.MatchSeeds {

@@ -150,7 +150,8 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 	for i, seed := range seeds {
 		silence.doing("playing seed %d (episode %d of %d)", seed, i+1, len(seeds))
 		// Source policies run with the state-hash check on.
-		opt := envs.Options{Seed: seed, Verify: source, Record: trace != nil || watch != nil}
+		// They are recorded too, for the cross-check.
+		opt := envs.Options{Seed: seed, Verify: source, Record: trace != nil || watch != nil || source}
 		var res *envs.Result
 		if source {
 			// Played inside the policy's worker, replayed and checked here.
@@ -161,6 +162,13 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 		s := seed
 		var pe *sandbox.PolicyError
 		played := res != nil && (err == nil || errors.As(err, &pe))
+		if source && played {
+			// On yaegi, the same episode compiled must choose the same
+			// actions (this map, these agents, this seed).
+			if cerr := o.sandboxOptions.compareEpisode(ctx, loader.sb, prog, env.Config(), res, o.policy, stderr); cerr != nil {
+				return cerr
+			}
+		}
 		if trace != nil && played {
 			failure := ""
 			if err != nil {

@@ -59,6 +59,9 @@ metrics, and every match it played.`, stdout)
 			if e.Error != "" {
 				fmt.Fprintf(stdout, " (%s)", e.Error)
 			}
+			if p.Builtin == "" {
+				fmt.Fprintf(stdout, "\n  scored by: %s", backendWords(e.Backend))
+			}
 			fmt.Fprintf(stdout, "\n  mean: efficiency %.3f, equality %.3f, sustainability %.1f, peace %.2f\n",
 				e.Mean.Efficiency, e.Mean.Equality, e.Mean.Sustainability, e.Mean.Peace)
 			for _, sr := range e.PerSeed {
@@ -83,6 +86,9 @@ metrics, and every match it played.`, stdout)
 				other, score, theirs, outcome = m.A, m.ScoreB, m.ScoreA, 1-m.Outcome
 			}
 			line := fmt.Sprintf("  vs %.12s on %s seed %d: %.2f to %.2f, %s", other, m.Env, m.Seed, score, theirs, outcomeWord(outcome))
+			if m.Backend != "" {
+				line += " [" + m.Backend + "]"
+			}
 			if m.Error != "" {
 				line += " (" + m.Error + ")"
 			}
@@ -98,4 +104,16 @@ metrics, and every match it played.`, stdout)
 		}
 		return nil
 	})
+}
+
+// backendWords names the backend that scored an evaluation of a source
+// policy; a yaegi-only result is provisional (docs/yaegi.md).
+func backendWords(b string) string {
+	switch b {
+	case "":
+		return "not recorded (evaluated before evaluations named their backend)"
+	case "yaegi":
+		return "yaegi (interpreted: provisional where no Go toolchain compared it with the native backend)"
+	}
+	return b
 }

@@ -78,8 +78,11 @@ func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Write
 		return err
 	}
 	checked := ""
-	if len(rep.Compared) > 1 {
-		checked = ", and the " + string(rep.Compared[1]) + " backend chose the same actions"
+	switch {
+	case len(rep.Compared) > 1 && rep.CrossSteps > 0:
+		checked = fmt.Sprintf(", and the %s backend chose the same actions on %d of %d steps", rep.Compared[1], rep.CrossSteps, max(rep.Episode, sandbox.SmokeSteps))
+	case len(rep.Compared) > 1:
+		checked = fmt.Sprintf("; the %s backend was not compared: it played none of the steps (%s)", rep.Compared[1], rep.CrossNote)
 	}
 	whole := ""
 	if rep.Episode > 0 {
@@ -113,6 +116,8 @@ func printValidateDetails(w io.Writer, sb *sandbox.Sandbox, rep *sandbox.SmokeRe
 		line := "backends compared: " + strings.Join(names, " and ")
 		if len(names) == 1 {
 			line += " only"
+		} else {
+			line += fmt.Sprintf(", on %d steps", rep.CrossSteps)
 		}
 		if rep.CrossNote != "" {
 			line += " (" + rep.CrossNote + ")"

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
+	"policyevolve/envs"
 	"policyevolve/evolve/arena"
+	"policyevolve/sandbox"
+	"policyevolve/store"
 )
 
 // watchArena keeps a command that plays many episodes from a silent log:
@@ -60,6 +64,7 @@ func openArena(so *storeOptions, mode storeMode, eo *envOptions, sbo *sandboxOpt
 	if env.Config.Agents < 2 {
 		return nil, usagef("--agents: matches need at least 2 agents")
 	}
+	sbo.setEnv(env) // admission (pool import, propose, tune) compares the backends here
 	sb, err := sbo.open(stderr)
 	if err != nil {
 		return nil, err
@@ -70,4 +75,37 @@ func openArena(so *storeOptions, mode storeMode, eo *envOptions, sbo *sandboxOpt
 	}
 	return &arena.Arena{Store: s, Sandbox: sb, Env: env, EvalSeeds: es, MatchSeeds: ms,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }}, nil
+}
+
+// crossCheckStored compares, for the policies of ids that the yaegi
+// backend runs from source, the two backends on the arena's own
+// environment (see sandboxOptions.crossCheck), before they play: match
+// and invade do not admit the policies they play.
+func crossCheckStored(ctx context.Context, ar *arena.Arena, sbo *sandboxOptions, seed uint64, stderr io.Writer, ids ...string) error {
+	if ar.Sandbox.Backend() != sandbox.Yaegi {
+		return nil
+	}
+	cfg := envs.Config{Map: ar.Env.Map, Agents: ar.Env.Config.Agents, MaxSteps: ar.Env.Config.MaxSteps}
+	for _, id := range ids {
+		var p *store.Policy
+		if err := ar.Store.View(func(tx *store.Tx) (err error) {
+			p, err = tx.Policy(id)
+			return err
+		}); err != nil {
+			return err
+		}
+		if p.Builtin != "" || p.Source == "" {
+			continue
+		}
+		prog, err := ar.Sandbox.Compile(ctx, []byte(p.Source))
+		if err != nil {
+			return fmt.Errorf("policy %.12s: %w", id, err)
+		}
+		err = sbo.crossCheck(ctx, ar.Sandbox, prog, []byte(p.Source), cfg, seed, fmt.Sprintf("policy %.12s", id), stderr)
+		prog.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -8,14 +9,22 @@ import (
 	"strings"
 	"time"
 
+	"policyevolve/envs"
+	"policyevolve/evolve/episode"
 	"policyevolve/sandbox"
 )
 
 // sandboxOptions are the flags of the commands that run source policies.
 type sandboxOptions struct {
-	backend     string
-	stepTimeout time.Duration
-	costBudget  string
+	backend      string
+	stepTimeout  time.Duration
+	costBudget   string
+	noCrossCheck bool
+	// admissionEnv is the environment the command plays, set before open
+	// by the commands that know it: admission compares the backends there
+	// (sandbox.Config.AdmissionEnv).
+	admissionEnv envs.Config
+	crossNoted   bool // the note that the cross-check is off was printed
 }
 
 func (o *sandboxOptions) register(fs *flagSet) {
@@ -23,6 +32,9 @@ func (o *sandboxOptions) register(fs *flagSet) {
 	fs.DurationVar(&o.stepTimeout, "step-timeout", sandbox.DefaultStepTimeout, "CPU time one step of a source policy may use (all its agents)")
 	fs.StringVar(&o.costBudget, "cost-budget", sandbox.DefaultCostBudget.String(),
 		fmt.Sprintf("CPU time a source policy may spend on a 1000-step episode of 10 agents (native; x%d on yaegi), or off", sandbox.YaegiCostFactor))
+	fs.BoolVar(&o.noCrossCheck, "no-cross-check", false,
+		"do not compare the two backends: when a Go toolchain is present, a policy is also played on the other backend, on this command's map, agents and steps, "+
+			"and refused where their actions differ; without it a policy the yaegi interpreter runs differently from Go may be scored silently wrong")
 }
 
 // open resolves the flags into a Sandbox; notices go to stderr.
@@ -42,11 +54,70 @@ func (o *sandboxOptions) open(stderr io.Writer) (*sandbox.Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	sb, err := sandbox.New(sandbox.Config{Backend: be, StepTimeout: o.stepTimeout, CostBudget: cost, CacheMaxBytes: max, Notice: stderr})
+	sb, err := sandbox.New(sandbox.Config{Backend: be, StepTimeout: o.stepTimeout, CostBudget: cost, CacheMaxBytes: max, Notice: stderr,
+		SkipCrossCheck: o.noCrossCheck, AdmissionEnv: o.admissionEnv})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	return sb, nil
+}
+
+// setEnv makes admission compare the backends on env, the environment the
+// command plays (see sandbox.Config.AdmissionEnv); before open.
+func (o *sandboxOptions) setEnv(env episode.Env) {
+	o.admissionEnv = envs.Config{Map: env.Map, Agents: env.Config.Agents, MaxSteps: env.Config.MaxSteps}
+}
+
+// crossCheck compares a policy the yaegi backend runs with the native
+// backend on cfg, the command's own environment, from a seed derived
+// from seed and the source (sandbox.CrossSeed): what the command plays,
+// not the default map. Programs of the native backend are not checked
+// (they are what Go does). Without a toolchain, or with --no-cross-check,
+// it says once on stderr what that risks.
+func (o *sandboxOptions) crossCheck(ctx context.Context, sb *sandbox.Sandbox, prog *sandbox.Program, src []byte, cfg envs.Config, seed uint64, name string, stderr io.Writer) error {
+	if prog.Backend != sandbox.Yaegi {
+		return nil
+	}
+	if ok, why := sb.CrossEnabled(); !ok {
+		o.noteCrossOff(why, stderr)
+		return nil
+	}
+	rep, err := sb.CrossCheck(ctx, prog, cfg, sandbox.CrossSeed(src, seed))
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if rep.CrossNote != "" {
+		fmt.Fprintf(stderr, "%s: cross-check: %s\n", name, rep.CrossNote)
+	}
+	return nil
+}
+
+// compareEpisode compares an episode the yaegi backend played (recorded)
+// with the native backend's play of the same episode (see crossCheck).
+func (o *sandboxOptions) compareEpisode(ctx context.Context, sb *sandbox.Sandbox, prog *sandbox.Program, cfg envs.Config, res *envs.Result, name string, stderr io.Writer) error {
+	if prog.Backend != sandbox.Yaegi {
+		return nil
+	}
+	if ok, why := sb.CrossEnabled(); !ok {
+		o.noteCrossOff(why, stderr)
+		return nil
+	}
+	rep, err := sb.CompareEpisode(ctx, prog, cfg, res)
+	if err != nil {
+		return fmt.Errorf("%s, seed %d: %w", name, res.Seed, err)
+	}
+	if rep.CrossNote != "" {
+		fmt.Fprintf(stderr, "%s, seed %d: cross-check: %s\n", name, res.Seed, rep.CrossNote)
+	}
+	return nil
+}
+
+func (o *sandboxOptions) noteCrossOff(why string, stderr io.Writer) {
+	if o.crossNoted {
+		return
+	}
+	o.crossNoted = true
+	fmt.Fprintf(stderr, "note: the yaegi backend's results are not compared with the native backend's (%s): a policy the interpreter runs differently from Go may be scored silently wrong\n", why)
 }
 
 // envWorkerCacheMax bounds the worker cache on disk (docs/sandbox.md).

@@ -251,7 +251,7 @@ func (a *Arena) EvaluateOn(ctx context.Context, id string, seeds []uint64) (*sto
 	if !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
-	ev = &store.Evaluation{Policy: id, Env: a.Env.Config, Seeds: seeds, Status: store.StatusOK}
+	ev = &store.Evaluation{Policy: id, Env: a.Env.Config, Seeds: seeds, Status: store.StatusOK, Backend: a.scoredBy(id)}
 	// The seeds play at once (as slots allow); their results are taken in
 	// seed order.
 	results := make([]*envs.Result, len(seeds))
@@ -320,7 +320,7 @@ func (a *Arena) Match(ctx context.Context, idA, idB string, seed uint64) (*store
 		r, err := tx.Match(idB, idA, a.Env.Config, seed)
 		if err == nil {
 			m = &store.Match{A: idA, B: idB, Env: r.Env, Seed: r.Seed, ScoreA: r.ScoreB, ScoreB: r.ScoreA,
-				Outcome: 1 - r.Outcome, Error: r.Error, Created: r.Created}
+				Outcome: 1 - r.Outcome, Error: r.Error, Created: r.Created, Backend: r.Backend}
 		}
 		return err
 	})
@@ -333,7 +333,7 @@ func (a *Arena) Match(ctx context.Context, idA, idB string, seed uint64) (*store
 	if a.Env.Config.Agents < 2 {
 		return nil, fmt.Errorf("a match needs at least 2 agents, the environment has %d", a.Env.Config.Agents)
 	}
-	m = &store.Match{A: idA, B: idB, Env: a.Env.Config, Seed: seed}
+	m = &store.Match{A: idA, B: idB, Env: a.Env.Config, Seed: seed, Backend: a.scoredBy(idA, idB)}
 	failed := [2]bool{}
 	run := func(ctx context.Context, side []int, seed uint64) ([]float64, error) {
 		res, err := a.play(ctx, []string{idA, idB}, side, seed)

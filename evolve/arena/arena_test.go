@@ -175,6 +175,14 @@ func TestFailingPolicies(t *testing.T) {
 	if m.Outcome != elo.Loss || !strings.Contains(m.Error, "panic") {
 		t.Fatalf("match %+v", m)
 	}
+	// Each records the backend that ran the source; a built-in's
+	// evaluation names none.
+	if be := string(a.Sandbox.Backend()); ev.Backend != be || m.Backend != be {
+		t.Fatalf("backends recorded: evaluation %q, match %q, want %q", ev.Backend, m.Backend, be)
+	}
+	if bev, err := a.Evaluate(ctx, members[0].ID); err != nil || bev.Backend != "" {
+		t.Fatalf("built-in's evaluation: %v, backend %q", err, bev.Backend)
+	}
 	if pool.Promote(1, ev.Status == store.StatusOK, pool.DefaultPromoteThreshold) {
 		t.Fatal("a policy failing its self-play would be promoted")
 	}

@@ -25,20 +25,21 @@ var beyondDecls = []struct{ name, text string }{
 
 // inside are the constructs the subset admits after a rewrite.
 func (g *gen) insideIdioms() []func(*w, int) {
-	return []func(*w, int){g.varShifts, g.floatToInts, g.float32OfInt64, g.nanBits, g.anonKeys, g.localType}
+	return append([]func(*w, int){g.varShifts, g.floatToInts, g.float32OfInt64, g.nanBits, g.anonKeys, g.localType}, g.classIdioms()...)
 }
 
 // outside are the constructs the subset refuses.
 func (g *gen) outsideIdioms() []func(*w, int) {
 	return []func(*w, int){g.genericCall, g.ambiguousAssert, g.ambiguousSwitch, g.ifaceFieldEq, g.ifaceFieldKey,
-		g.complexMath, g.aliasUse, g.sliceToArray, g.zeroSizePtrs, g.embeddedIface, g.rangePtrArray, g.rangeFunc}
+		g.complexMath, g.aliasUse, g.sliceToArray, g.zeroSizePtrs, g.embeddedIface, g.rangePtrArray, g.rangeFunc,
+		g.shapedAssert}
 }
 
 // outsideNames name the constructs of outsideIdioms, in order.
 var outsideNames = []string{"generic function", "ambiguous type assertion", "ambiguous type switch",
 	"== on a struct holding an interface", "map keyed by a struct holding an interface", "complex numbers",
 	"type alias", "slice to array conversion", "== on pointers to zero-size values", "struct embedding an interface",
-	"range over a pointer to an array", "range over a function"}
+	"range over a pointer to an array", "range over a function", "type assertion to a type shaped like sort.IntSlice"}
 
 // varShifts shifts by counts of every sign and size, a negative one
 // panicking (recovered, as Go defines it).

@@ -64,6 +64,9 @@ func (g *gen) program() *Program {
 	for _, d := range beyondDecls {
 		g.decls = append(g.decls, &decl{name: d.name, text: d.text})
 	}
+	for _, d := range classDecls {
+		g.decls = append(g.decls, &decl{name: d.name, text: d.text})
+	}
 	g.types = append(g.types, tCand)
 	for i := 0; i < 2+g.intn(3); i++ {
 		g.structType()
