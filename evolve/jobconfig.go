@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"policyevolve/envs"
+	"policyevolve/envs/ssd"
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/planner/prompts"
 	"policyevolve/evolve/population"
@@ -474,4 +476,19 @@ func iterationSpan(from, to int) string {
 		return fmt.Sprint(from)
 	}
 	return fmt.Sprintf("%d–%d", from, to-1)
+}
+
+// MapName is the map the run plays, as the run lists label it: its Map
+// (a built-in name or a map file), else its game's paper map (Gathering
+// "large", Cleanup "default" — Gathering's own "default" is a different,
+// smaller map, so an unset Map is never shown as "default" for it). An
+// unknown game gives "default".
+func (c JobConfig) MapName() string {
+	if c.Map != "" {
+		return c.Map
+	}
+	if g, err := ssd.ParseGame(c.Game); err == nil {
+		return envs.DefaultMap(g)
+	}
+	return "default"
 }

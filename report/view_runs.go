@@ -80,11 +80,7 @@ func (l *RunList) page(f *Frame) *page {
 			ChampionHref: f.policyURL(rec.Champion), Started: rec.Started.Local().Format(time.DateTime),
 			Updated: rec.Updated.Local().Format(time.DateTime)}
 		if cfg.Game != "" {
-			m := cfg.Map
-			if m == "" {
-				m = "default"
-			}
-			row.Env = fmt.Sprintf("%s/%s/%d/%d", cfg.Game, m, cfg.Agents, cfg.Steps)
+			row.Env = fmt.Sprintf("%s/%s/%d/%d", cfg.Game, cfg.MapName(), cfg.Agents, cfg.Steps)
 		}
 		if r.Objective != "" {
 			row.Objective = r.Objective

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -255,5 +256,44 @@ func TestUntrustedSourceIsText(t *testing.T) {
 	p := renderView(t, pol, siteFrame())
 	if got := p.IDs["source-code"]; got != evilSource {
 		t.Errorf("the source reads back as %q, want %q", got, evilSource)
+	}
+}
+
+// TestRunListOrderAndMap: the front page lists runs newest first by
+// their number (run-12, run-11, run-10, run-9 …, not as strings sort),
+// and a Gathering run on its default map shows that map (large), not
+// Gathering's map called default.
+func TestRunListOrderAndMap(t *testing.T) {
+	f := newFixture(t)
+	cfg, _ := json.Marshal(evolve.JobConfig{Mode: evolve.ModePopulation, Game: "gathering", Agents: 10, Steps: 1000, EvalSeeds: []uint64{0}})
+	err := f.s.Update(func(tx *store.Tx) error {
+		for range 11 {
+			if err := tx.CreateRun(&store.Run{Mode: evolve.ModePopulation, Config: cfg, Status: store.StatusDone}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := LoadRuns(f.s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range l.Runs {
+		ids = append(ids, r.Record.ID)
+	}
+	want := []string{"run-12", "run-11", "run-10", "run-9", "run-8", "run-7", "run-6", "run-5", "run-4", "run-3", "run-2", "run-1"}
+	if !slices.Equal(ids, want) {
+		t.Fatalf("runs in the list: %v, want %v", ids, want)
+	}
+	p := renderView(t, l, siteFrame())
+	if !strings.Contains(p.Text, "gathering/large/10/1000") || strings.Contains(p.Text, "gathering/default/") {
+		t.Error("a Gathering run on the default map is not shown on the large map")
+	}
+	if i, j := strings.Index(p.Text, `href="/runs/run-11"`), strings.Index(p.Text, `href="/runs/run-9"`); i < 0 || j < 0 || i > j {
+		t.Errorf("run-11 is not listed before run-9 (%d, %d)", i, j)
 	}
 }

@@ -12,8 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"policyevolve/envs"
-	"policyevolve/envs/ssd"
 	"policyevolve/evolve"
 	"policyevolve/evolve/episode"
 	"policyevolve/store"
@@ -79,7 +77,7 @@ job writes.`, stdout)
 		if r.Champion != "" {
 			champ = r.Champion[:12]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s/%s/%d/%d\t%s\t%s\t%d/%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.Mode, cfg.Game, mapName(cfg), cfg.Agents, cfg.Steps,
+		fmt.Fprintf(tw, "%s\t%s\t%s/%s/%d/%d\t%s\t%s\t%d/%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.Mode, cfg.Game, cfg.MapName(), cfg.Agents, cfg.Steps,
 			objectiveOf(r.Mode, cfg), status, r.Iterations, cfg.TotalIterations(), r.Usage.Proposals, r.Usage.LLMCalls, r.Usage.CostShort(), champ, r.Updated.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
@@ -93,17 +91,6 @@ func objectiveOf(mode string, cfg evolve.JobConfig) string {
 		return string(cfg.Objective)
 	}
 	return "-"
-}
-
-// mapName is the map a run plays: its --map, else its game's paper map.
-func mapName(cfg evolve.JobConfig) string {
-	if cfg.Map != "" {
-		return cfg.Map
-	}
-	if g, err := ssd.ParseGame(cfg.Game); err == nil {
-		return envs.DefaultMap(g)
-	}
-	return "default"
 }
 
 func cmdRunsShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
