@@ -320,3 +320,51 @@ func TestPoolLsMapFile(t *testing.T) {
 		t.Fatalf("pool ls --map small:\n%s", out)
 	}
 }
+
+// TestStoreInAMissingDirectory: a store in a folder that is not there is
+// refused as a usage error naming the folder, before any lock file is
+// made; a pool import that fails does not leave the store it made.
+func TestStoreInAMissingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nope")
+	db := filepath.Join(missing, "x.db")
+	for _, args := range [][]string{{"pool", "import", filepath.Join("..", "..", "examples", "policies", "voronoi.go")}, {"evolve", "--iterations", "1"}} {
+		code, _, errOut := runCLI(t, context.Background(), append(args, "--store", db)...)
+		if code != exitUsage || !strings.Contains(errOut, "the directory "+missing+" does not exist") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("%d entries made", len(entries))
+	}
+	bad := filepath.Join(dir, "bad.go")
+	os.WriteFile(bad, []byte("package policy\n\nfunc broken( {\n"), 0o644)
+	fresh := filepath.Join(dir, "fresh.db")
+	code, _, errOut := runCLI(t, context.Background(), "pool", "import", bad, "--store", fresh)
+	if code == exitOK {
+		t.Fatalf("a broken policy was imported: %q", errOut)
+	}
+	for _, p := range []string{fresh, fresh + ".lock", fresh + ".gate"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("the failed import left %s", filepath.Base(p))
+		}
+	}
+}
+
+// TestSubcommandTypo: a mistyped subcommand of any group is a usage error
+// with a suggestion, two letters included (pool sh → show).
+func TestSubcommandTypo(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pool", "sh"}, "did you mean show?"},
+		{[]string{"runs", "lst"}, "did you mean ls?"},
+		{[]string{"runs", "sho"}, "did you mean show?"},
+	} {
+		code, _, errOut := runCLI(t, context.Background(), c.args...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q", c.args, code, errOut)
+		}
+	}
+}
