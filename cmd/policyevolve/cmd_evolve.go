@@ -196,8 +196,10 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		if err := s.View(func(tx *store.Tx) (err error) {
 			run, err = tx.Run(o.resume)
 			return err
-		}); err != nil {
-			return usagef("--resume: %v", err)
+		}); errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("--resume: %w", noRun(o.resume, o.storeOptions))
+		} else if err != nil {
+			return fmt.Errorf("--resume: %w", err)
 		}
 		var stored evolve.JobConfig
 		if err := json.Unmarshal(run.Config, &stored); err != nil {

@@ -156,6 +156,11 @@ func TestPoolBadInput(t *testing.T) {
 		{[]string{"match", "a", "--store", db}, 2, "want two policy ids"},
 		{[]string{"store", "check", "--store", notStore}, 1, "not a policyevolve store"},
 		{[]string{"store", "fix"}, 2, `unknown subcommand "fix"`},
+		// A run that is not there: exit 1 and where the runs are listed,
+		// as report says it.
+		{[]string{"runs", "show", "run-99", "--store", db}, 1, "no run run-99 in the store (policyevolve runs ls --store " + db + " lists them)"},
+		{[]string{"evolve", "--resume", "run-99", "--store", db}, 1, "--resume: no run run-99 in the store"},
+		{[]string{"report", "run-99", "-o", filepath.Join(t.TempDir(), "r.html"), "--store", db}, 1, `no run "run-99" in the store (policyevolve runs ls lists them)`},
 	} {
 		code, _, errOut := runCLI(t, context.Background(), c.args...)
 		if code != c.code || !strings.Contains(errOut, c.want) {

@@ -116,7 +116,9 @@ and the champion after it.`, stdout)
 	var its []store.Iteration
 	var origins map[string]store.Origin // of the candidates' policies
 	if err := s.View(func(tx *store.Tx) (err error) {
-		if run, err = tx.Run(id); err != nil {
+		if run, err = tx.Run(id); errors.Is(err, store.ErrNotFound) {
+			return noRun(id, o.storeOptions)
+		} else if err != nil {
 			return err
 		}
 		if its, err = tx.Iterations(run.ID); err != nil {
@@ -254,6 +256,20 @@ and the champion after it.`, stdout)
 	}
 	return nil
 }
+
+// noRun is the error for a run id the store does not hold, as every
+// command that takes one says it (exit 1, wrapping store.ErrNotFound),
+// with the command that lists the runs.
+func noRun(id string, o storeOptions) error {
+	return notFound{fmt.Sprintf("no run %s in the store (%s runs ls%s lists them)", id, self(), storeFlag(o))}
+}
+
+// notFound is a message that says what is missing; it wraps
+// store.ErrNotFound without repeating its words.
+type notFound struct{ msg string }
+
+func (e notFound) Error() string { return e.msg }
+func (e notFound) Unwrap() error { return store.ErrNotFound }
 
 // invasionWords says how a candidate's invasion test went.
 func invasionWords(inv *store.Invasion) string {
