@@ -261,7 +261,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	progress.setActivity(job.Activity)
 	defer progress.heartbeat(progressEvery)()
 	release := onInterrupt(func() {
-		fmt.Fprintln(stderr, "\npolicyevolve evolve: stopping at the next safe point (Ctrl-C again to abandon the step in flight)")
+		progress.logf("policyevolve evolve: stopping at the next safe point (Ctrl-C again to abandon the step in flight)")
 		job.Stop()
 	})
 	defer release()
