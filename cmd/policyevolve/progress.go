@@ -24,9 +24,9 @@ import (
 // the JSON events): "iteration 2 (3 of 5)" is the third of five.
 type evolveProgress struct {
 	mu    sync.Mutex
-	out   io.Writer // events as JSON, or nil
-	w     io.Writer // lines
-	bar   *termBar // on a terminal, once the job has started
+	out   io.Writer  // events as JSON, or nil
+	w     io.Writer  // lines
+	bar   *termBar   // on a terminal, once the job has started
 	width func() int // the terminal's columns (terminalWidth)
 	phase string
 	best  string
