@@ -91,6 +91,9 @@ func failedNote(ev *store.Evaluation) string {
 // pool: the final pool's table.
 func (p *runPage) pool(r *Run, f *Frame) {
 	p.PoolTitle = "Final pool"
+	if r.Record.Status == store.StatusRunning {
+		p.PoolTitle = "Pool" // as it stands: the run goes on
+	}
 	if r.Pool == "" {
 		p.PoolTitle = "The chain's policies"
 		p.PoolNote = "One policy per iteration, in order; a chain plays no matches, so none is rated."

@@ -72,7 +72,8 @@ func TestViews(t *testing.T) {
 		{"runs", func() (View, error) { return LoadRuns(f.s) }, []string{`href="/runs/` + f.run + `"`, "2 of 3", `class="running"`}},
 		{"run", func() (View, error) { return Load(f.s, f.run) }, []string{`href="/policies/` + f.p3 + `"`, `src="/replay/` + f.p3,
 			`href="/pools/global/gathering/small/4/60"`, `<script src="/static/live.js"`, `content="7"`,
-			"<td>pending</td>", "<td>refused</td><td>–</td><td>–</td><td>–</td><td class=\"text\">does not compile</td>", "<td>promoted</td><td>0.600</td>"}},
+			"<td>pending</td>", "<td>refused</td><td>–</td><td>–</td><td>–</td><td class=\"text\">does not compile</td>", "<td>promoted</td><td>0.600</td>",
+			"<h2>Pool</h2>"}}, // running: not the final pool yet
 		{"policy", func() (View, error) { return LoadPolicy(f.s, f.p3[:10], &seed) }, []string{"// p3",
 			`href="/policies/` + f.bfs + `"`, "<td>won</td>", `action="/diff"`, `src="/replay/` + f.p3, "In the pool as promoted; Elo 1200.0, 0/0/0 in 0 games"}},
 		{"builtin", func() (View, error) { return LoadPolicy(f.s, f.bfs, nil) }, []string{"The built-in policy bfs"}},
