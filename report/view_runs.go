@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"policyevolve/evolve"
+	"policyevolve/internal/plural"
 	"policyevolve/store"
 )
 
@@ -93,7 +94,7 @@ func (l *RunList) page(f *Frame) *page {
 		}
 		row.Progress = fmt.Sprintf("%d of %d", rec.Iterations, r.Planned)
 		u := rec.Usage
-		row.Spent = fmt.Sprintf("%d planner calls, %d LLM calls, %s, %d episodes", u.Proposals, u.LLMCalls, u.CostWords(), u.Episodes)
+		row.Spent = fmt.Sprintf("%s, %s, %s, %s", plural.N(u.Proposals, "planner call"), plural.N(u.LLMCalls, "LLM call"), u.CostWords(), plural.N(u.Episodes, "episode"))
 		if row.ChampionShort == "" {
 			row.ChampionShort = "–"
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"policyevolve/evolve"
+	"policyevolve/evolve/experiment"
 	"policyevolve/internal/htmlcheck"
 	"policyevolve/store"
 )
@@ -296,5 +297,28 @@ func TestRunListOrderAndMap(t *testing.T) {
 	}
 	if i, j := strings.Index(p.Text, `href="/runs/run-11"`), strings.Index(p.Text, `href="/runs/run-9"`); i < 0 || j < 0 || i > j {
 		t.Errorf("run-11 is not listed before run-9 (%d, %d)", i, j)
+	}
+}
+
+// TestComparePageRunLinks: on the served comparison page a method's runs
+// are links to their pages; counts are whole numbers.
+func TestComparePageRunLinks(t *testing.T) {
+	one := func(v float64) experiment.Stat { var s experiment.Stat; s.Add(v); return s }
+	c := &Comparison{ID: "cmp-1", Runs: 1, Budget: 12, Rows: []CompareRow{{Method: "chain", Runs: []string{"run-7"}, Statuses: []string{"done"},
+		PlannerCalls: one(12), LLMCalls: one(0), Tokens: one(0), Efficiency: one(0.5),
+		Progress: []experiment.ProgressPoint{{Calls: 1, Best: one(0.25)}, {Calls: 12, Best: one(0.5)}}}}}
+	f := siteFrame()
+	p := newComparePage(c, &f)
+	if len(p.Rows) != 1 || len(p.Rows[0].Runs) != 1 || p.Rows[0].Runs[0].Href == "" {
+		t.Fatalf("rows %+v", p.Rows)
+	}
+	if got := p.Rows[0].Cells[6]; got != "12" {
+		t.Errorf("planner calls %q, want 12", got)
+	}
+	if p.Progress == nil || len(p.Progress.Calls) != 2 || p.Progress.Rows[0].Cells[1] != "0.500" {
+		t.Errorf("best so far %+v", p.Progress)
+	}
+	if !strings.Contains(p.About, "1 run per method, 12 planner calls per run") {
+		t.Errorf("about: %q", p.About)
 	}
 }

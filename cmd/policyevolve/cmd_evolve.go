@@ -15,6 +15,7 @@ import (
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/timing"
+	"policyevolve/internal/plural"
 	"policyevolve/llm"
 	"policyevolve/pool"
 	"policyevolve/store"
@@ -353,9 +354,9 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 	if run.StopReason != "" {
 		fmt.Fprintf(w, ": %s", run.StopReason)
 	}
-	fmt.Fprintf(w, " — %s (%d of %d); %d planner calls, %d LLM calls, %s, %d episodes, %s\n",
-		evolve.IterationsDone(run.Iterations), run.Iterations, cfg.TotalIterations(), run.Usage.Proposals, run.Usage.LLMCalls,
-		run.Usage.CostWords(), run.Usage.Episodes, (time.Duration(run.Usage.WallSeconds) * time.Second).String())
+	fmt.Fprintf(w, " — %s (%d of %d); %s, %s, %s, %s, %s\n",
+		evolve.IterationsDone(run.Iterations), run.Iterations, cfg.TotalIterations(), plural.N(run.Usage.Proposals, "planner call"), plural.N(run.Usage.LLMCalls, "LLM call"),
+		run.Usage.CostWords(), plural.N(run.Usage.Episodes, "episode"), (time.Duration(run.Usage.WallSeconds) * time.Second).String())
 	if prof != nil && prof.Total() > 0 {
 		fmt.Fprintf(w, "time in this process, summed over workers: %s\n", prof)
 	}

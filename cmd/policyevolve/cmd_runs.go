@@ -14,6 +14,7 @@ import (
 
 	"policyevolve/evolve"
 	"policyevolve/evolve/episode"
+	"policyevolve/internal/plural"
 	"policyevolve/store"
 )
 
@@ -156,8 +157,8 @@ and the champion after it.`, stdout)
 	fmt.Fprintf(stdout, "\nobjective %s: %s", cfg.Objective, objectiveSentence(cfg))
 	fmt.Fprintf(stdout, "\nstarted %s, updated %s\n", run.Started.Local().Format(time.DateTime), run.Updated.Local().Format(time.DateTime))
 	u := run.Usage
-	fmt.Fprintf(stdout, "spent: %d planner calls, %d LLM calls (%d tokens in, %d out), %s, %d episodes, %s\n",
-		u.Proposals, u.LLMCalls, u.InputTokens, u.OutputTokens, u.CostWords(), u.Episodes, (time.Duration(u.WallSeconds) * time.Second).String())
+	fmt.Fprintf(stdout, "spent: %s, %s (%d tokens in, %d out), %s, %s, %s\n",
+		plural.N(u.Proposals, "planner call"), plural.N(u.LLMCalls, "LLM call"), u.InputTokens, u.OutputTokens, u.CostWords(), plural.N(u.Episodes, "episode"), (time.Duration(u.WallSeconds) * time.Second).String())
 	pretty, _ := json.MarshalIndent(cfg, "  ", "  ")
 	fmt.Fprintf(stdout, "configuration:\n  %s\n", pretty)
 	rechecked, err := rechecks(s, cfg, its)

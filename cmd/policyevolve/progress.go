@@ -10,6 +10,7 @@ import (
 
 	"policyevolve/distrib"
 	"policyevolve/evolve"
+	"policyevolve/internal/plural"
 	"policyevolve/store"
 )
 
@@ -78,7 +79,7 @@ func (p *evolveProgress) Report(e evolve.Event) {
 		p.bar = newTermBar(p.w, p.width, p.clock, total)
 		p.bar.set(e.Completed)
 	}
-	usage := fmt.Sprintf("%d calls", e.Usage.Proposals)
+	usage := plural.N(e.Usage.Proposals, "call")
 	if e.Usage.LLMCalls > 0 {
 		usage += fmt.Sprintf(", %d LLM, %s", e.Usage.LLMCalls, e.Usage.CostWords())
 	}
@@ -177,7 +178,7 @@ func (p *evolveProgress) status() string {
 		}
 		if p.activity != nil && p.quiet {
 			_, episodes := p.activity()
-			what += fmt.Sprintf("; %d episodes so far", episodes)
+			what += fmt.Sprintf("; %s so far", plural.N(episodes, "episode"))
 		}
 		return fmt.Sprintf("%s%s — %s", p.prefix, what, shortDuration(now.Sub(p.begun).Round(time.Second)))
 	}
@@ -187,7 +188,7 @@ func (p *evolveProgress) status() string {
 	}
 	if p.activity != nil {
 		calls, episodes := p.activity()
-		s += fmt.Sprintf("; %d planner calls and %d episodes so far", calls, episodes)
+		s += fmt.Sprintf("; %s and %s so far", plural.N(calls, "planner call"), plural.N(episodes, "episode"))
 	}
 	return s + fmt.Sprintf(" — %s into the iteration", shortDuration(now.Sub(p.iterationBegun).Round(time.Second)))
 }
