@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"policyevolve/internal/textdiff"
 	"policyevolve/store"
 )
 
@@ -371,5 +372,17 @@ func TestSubcommandTypo(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, %q", c.args, code, errOut)
 		}
+	}
+}
+
+// TestLineDiff: pool diff prints a replaced line's removed version
+// first, and counts elided lines in good English.
+func TestLineDiff(t *testing.T) {
+	var b strings.Builder
+	a := "1\n2\n3\n4\n5\n6\n"
+	changed := lineDiff(&b, a, "1\n2\n3\n4\nfive\n6\n", textdiff.DefaultContext)
+	want := "@@ 1 unchanged line @@\n  2\n  3\n  4\n- 5\n+ five\n  6\n"
+	if !changed || b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
