@@ -159,6 +159,22 @@ func TestPoolSort(t *testing.T) {
 	if _, err := LoadPool(f.s, pool, "colour"); err == nil {
 		t.Error("an unknown column is accepted")
 	}
+	// A welfare pool is sorted by its objective's score, efficiency,
+	// unless asked otherwise (as pool ls and the report sort it).
+	welfare := store.PoolKey{Env: fixtureEnv, Objective: "welfare"}.String()
+	if err := f.s.Update(func(tx *store.Tx) error {
+		for _, id := range []string{f.p1, f.p3, f.bfs} {
+			if err := tx.AddMember(&store.Member{Policy: id, Pool: welfare, Reason: "promoted"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := LoadPool(f.s, welfare, ""); err != nil || d.Sort != "efficiency" || d.Members[0].Policy.ID != f.p3 {
+		t.Errorf("a welfare pool by default: %v, sorted by %q", err, d.Sort)
+	}
 	if _, err := LoadPool(f.s, "global/none/x/1/1", ""); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown pool: %v", err)
 	}

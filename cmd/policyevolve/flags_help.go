@@ -89,12 +89,21 @@ var (
 
 // flagError rewords an error of the flag package: flags with two dashes,
 // and for a flag this command does not have, the one it may have meant.
+// invalidValue is the flag package's message for a value a flag's Set
+// refused: the value, the flag's name, the reason.
+var invalidValue = regexp.MustCompile(`^invalid value "(.*)" for flag -(\S+): (.*)$`)
+
 func (fs *flagSet) flagError(err error) string {
 	msg := err.Error()
 	if m := undefinedFlag.FindStringSubmatch(msg); m != nil {
 		var names []string
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 		return fmt.Sprintf("unknown flag %s%s", dashes(m[1]), didYouMean(m[1], names, "--"))
+	}
+	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		// As every other bad value is said: "--objective x: unknown
+		// objective …", not the flag package's "invalid value … for flag".
+		return fmt.Sprintf("%s %s: %s", dashes(m[2]), m[1], m[3])
 	}
 	return oneDashFlag.ReplaceAllStringFunc(msg, func(s string) string {
 		m := oneDashFlag.FindStringSubmatch(s)
