@@ -210,6 +210,7 @@ func TestReport(t *testing.T) {
 			{[]string{"cmp-00000000", "-o", out, "--store", db}, exitFailure, `no comparison "cmp-00000000"`},
 			{[]string{"run-1", "-o", out, "--store", filepath.Join(dir, "none.db")}, exitFailure, "no store at"},
 			{[]string{"run-1", "--store", db}, exitUsage, "-o is required"},
+			{[]string{"run-1", "-o", filepath.Join(dir, "out.png"), "--store", db}, exitUsage, "report writes an HTML page, whatever the name says"},
 			{[]string{"run-1", "run-2", "-o", out, "--store", db}, exitUsage, "want one run id"},
 			{[]string{"run-1", "-o", out, "--store", db, "--bogus"}, exitUsage, "unknown flag --bogus"},
 			{[]string{"run-1", "-o", out, "--store", db, "--scale", "0"}, exitUsage, "--scale 0: out of range"},

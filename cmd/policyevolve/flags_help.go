@@ -45,7 +45,7 @@ func (fs *flagSet) printFlags(w io.Writer) {
 				notes = append(notes, sp)
 			}
 		}
-		if showDefault(f, r) && !strings.Contains(usage, "(default") {
+		if showDefault(f, r, typ) && !strings.Contains(usage, "(default") {
 			def := f.DefValue
 			if typ == "string" {
 				def = fmt.Sprintf("%q", def)
@@ -65,8 +65,12 @@ func (fs *flagSet) printFlags(w io.Writer) {
 }
 
 // showDefault reports whether a flag's default is worth printing: not a
-// zero value, nor the value that stands for "not given".
-func showDefault(f *flag.Flag, r rule) bool {
+// zero value, nor the value that stands for "not given". A text flag's
+// "0" is a value (--match-seeds 0: seed 0), shown.
+func showDefault(f *flag.Flag, r rule, typ string) bool {
+	if f.DefValue == "0" && typ != "int" && typ != "float" && typ != "uint" && typ != "duration" {
+		return r.unset != "0"
+	}
 	switch f.DefValue {
 	case "", "0", "false", "0s", "[]", r.unset:
 		return false
