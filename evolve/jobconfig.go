@@ -492,3 +492,18 @@ func (c JobConfig) MapName() string {
 	}
 	return "default"
 }
+
+// ChampionBy says what the run's champion is the best by, to follow
+// "champion by": a population run's objective (welfare, elo, robust); a
+// chain's self-play efficiency and GEPA's mean score over its seeds
+// whatever the objective, since neither has a pool
+// (docs/objectives.md#chain-and-gepa).
+func (c JobConfig) ChampionBy() string {
+	switch c.Mode {
+	case ModeChain:
+		return "self-play efficiency (a chain has no pool)"
+	case ModeGEPA:
+		return "mean score over its seeds (GEPA's rule)"
+	}
+	return string(c.Objective)
+}

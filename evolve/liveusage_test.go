@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -38,5 +39,24 @@ func TestRunRecordDuringAnIteration(t *testing.T) {
 	}
 	if seen == 0 || seen > run.Usage.Proposals {
 		t.Errorf("the stored run showed %d planner calls during its iteration (%d in all)", seen, run.Usage.Proposals)
+	}
+}
+
+// TestChampionBy: only a population run's champion is the best by its
+// objective; a chain's and GEPA's follow their own rules.
+func TestChampionBy(t *testing.T) {
+	for _, c := range []struct {
+		mode, objective, want string
+	}{
+		{ModePopulation, "welfare", "welfare"},
+		{ModePopulation, "elo", "elo"},
+		{ModeChain, "welfare", "self-play efficiency (a chain has no pool)"},
+		{ModeGEPA, "welfare", "mean score over its seeds (GEPA's rule)"},
+	} {
+		cfg := JobConfig{Mode: c.mode}
+		cfg.Objective = pool.Objective(c.objective)
+		if got := cfg.ChampionBy(); got != c.want {
+			t.Errorf("%s under %s: %q, want %q", c.mode, c.objective, got, c.want)
+		}
 	}
 }

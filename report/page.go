@@ -202,6 +202,8 @@ func newRunPage(r *Run, f *Frame) *runPage {
 // summary: the champion below is the best by it.
 func objectiveNote(cfg evolve.JobConfig) string {
 	switch {
+	case cfg.Mode == evolve.ModeGEPA:
+		return fmt.Sprintf("%s (a gepa run has no pool: its champion is the policy of its accepted candidate with the best mean score over its seeds)", cfg.Objective)
 	case cfg.Mode != evolve.ModePopulation:
 		return fmt.Sprintf("%s (a %s run has no pool: its champion is its best in self-play)", cfg.Objective, cfg.Mode)
 	case cfg.Objective == pool.Welfare:

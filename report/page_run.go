@@ -18,7 +18,7 @@ func (p *runPage) champion(r *Run, f *Frame) {
 		return
 	}
 	c := r.Champion
-	p.Champion, p.ChampShort, p.ChampionBy = c.ID, short(c.ID, 12), string(r.Config.Objective)
+	p.Champion, p.ChampShort, p.ChampionBy = c.ID, short(c.ID, 12), r.Config.ChampionBy()
 	p.ChampStats = []field{{"id", c.ID, f.policyURL(c.ID)}}
 	if c.Name != "" {
 		p.ChampStats = append(p.ChampStats, field{"name", c.Name, ""})

@@ -234,7 +234,7 @@ and the champion after it.`, stdout)
 			fmt.Fprintf(stdout, "  refused or failed on the way: %s\n", r)
 		}
 		if it.Champion != "" {
-			fmt.Fprintf(stdout, "  champion by %s %.12s: efficiency %.4f", cfg.Objective, it.Champion, it.Best.Efficiency)
+			fmt.Fprintf(stdout, "  champion by %s %.12s: efficiency %.4f", cfg.ChampionBy(), it.Champion, it.Best.Efficiency)
 			if r, ok := rechecked[it.Champion]; ok {
 				fmt.Fprintf(stdout, " (%s)", r)
 			}

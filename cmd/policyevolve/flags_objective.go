@@ -52,6 +52,9 @@ func objectiveSentence(cfg evolve.JobConfig) string {
 	if seeds := cfg.RecheckSeeds(); len(seeds) > 0 {
 		best += fmt.Sprintf(" (each contender rechecked on seeds %s as well)", seedWords(seeds))
 	}
+	if cfg.Mode == evolve.ModeGEPA {
+		return "a gepa run has no pool: its champion is the policy of its accepted candidate with the best mean score over its seeds"
+	}
 	if cfg.Mode != evolve.ModePopulation {
 		return "a " + cfg.Mode + " run has no pool: its champion is " + best
 	}
