@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"policyevolve/envs/ssd"
 	"policyevolve/evolve"
 	"policyevolve/internal/plural"
 	"policyevolve/pool"
+	"policyevolve/render"
 	"policyevolve/store"
 )
 
@@ -73,6 +75,23 @@ type replayPage struct {
 	Width, Height int
 	Caption       string
 	Note          string
+	Key           []replayKey // what the colours stand for
+}
+
+// replayKey is one colour of a replay and what it stands for.
+type replayKey struct{ Label, Colour string }
+
+// replayKeyOf is the colour key of a game's replays (render.Legend).
+func replayKeyOf(game string) []replayKey {
+	g, err := ssd.ParseGame(game)
+	if err != nil {
+		return nil
+	}
+	var out []replayKey
+	for _, e := range render.Legend(g) {
+		out = append(out, replayKey{e.Label, e.Hex()})
+	}
+	return out
 }
 
 type poolRow struct {

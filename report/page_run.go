@@ -51,7 +51,7 @@ func (p *runPage) champion(r *Run, f *Frame) {
 		// Shown at a whole multiple of its size, about 480 pixels wide
 		// (the page shrinks it to a narrower screen).
 		k := max(1, replayShownWidth/max(rp.Width, 1))
-		v := &replayPage{Note: rp.Note, Width: rp.Width * k, Height: rp.Height * k}
+		v := &replayPage{Note: rp.Note, Width: rp.Width * k, Height: rp.Height * k, Key: replayKeyOf(r.Env.Config.Game)}
 		if len(rp.GIF) > 0 {
 			v.Src = template.URL("data:image/gif;base64," + base64.StdEncoding.EncodeToString(rp.GIF))
 			v.Caption = fmt.Sprintf("Self-play on seed %d, steps %d to %d, %d pixels per cell (GIF, %.1f KB).",
@@ -71,7 +71,7 @@ func servedReplay(f *Frame, ref ReplayRef, m *envs.Map) *replayPage {
 		return &replayPage{Note: "No replay: the map of " + ref.Env.Key() + " can no longer be read."}
 	}
 	k := max(1, replayShownWidth/max(m.Width*DefaultReplayScale, 1))
-	return &replayPage{Src: template.URL(f.ReplayURL(ref)), Width: m.Width * DefaultReplayScale * k, Height: m.Height * DefaultReplayScale * k,
+	return &replayPage{Src: template.URL(f.ReplayURL(ref)), Width: m.Width * DefaultReplayScale * k, Height: m.Height * DefaultReplayScale * k, Key: replayKeyOf(ref.Env.Game),
 		Caption: fmt.Sprintf("Self-play on seed %d, steps 0 to %d, %d pixels per cell (drawn when first shown, then kept).",
 			ref.Seed, min(DefaultReplayFrames, ref.Env.MaxSteps), DefaultReplayScale)}
 }

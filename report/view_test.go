@@ -76,7 +76,7 @@ func TestViews(t *testing.T) {
 			"<td>pending</td>", "<td>refused</td><td>–</td><td>–</td><td>–</td><td class=\"text\">does not compile</td>", "<td>promoted</td><td>0.600</td>",
 			"<h2>Pool</h2>"}}, // running: not the final pool yet
 		{"policy", func() (View, error) { return LoadPolicy(f.s, f.p3[:10], &seed) }, []string{"// p3",
-			`href="/policies/` + f.bfs + `"`, "<td>won</td>", `action="/diff"`, `src="/replay/` + f.p3, "In the pool as promoted; Elo 1200.0, 0/0/0 in 0 games"}},
+			`href="/policies/` + f.bfs + `"`, "<td>won</td>", `action="/diff"`, `src="/replay/` + f.p3, `fill="#00c800"/></svg>apple</span>`, "In the pool as promoted; Elo 1200.0, 0/0/0 in 0 games"}},
 		{"builtin", func() (View, error) { return LoadPolicy(f.s, f.bfs, nil) }, []string{"The built-in policy bfs"}},
 		{"pool", func() (View, error) { return LoadPool(f.s, store.GlobalPool(fixtureEnv), "efficiency") }, []string{`class="sorted"`, "?sort=elo"}},
 		{"pools", func() (View, error) { return LoadPools(f.s) }, []string{`href="/pools/global/gathering/small/4/60"`}},
@@ -336,5 +336,17 @@ func TestComparePageRunLinks(t *testing.T) {
 	}
 	if !strings.Contains(p.About, "1 run per method, 12 planner calls per run") {
 		t.Errorf("about: %q", p.About)
+	}
+}
+
+// TestReplaySeedsOfEveryEvaluation: a champion evaluated on seeds 0–1 and
+// rechecked on 5–6 (two evaluations) links replays of all four.
+func TestReplaySeedsOfEveryEvaluation(t *testing.T) {
+	env := store.EnvConfig{Game: "gathering", Map: "small", Agents: 4, MaxSteps: 60}
+	other := env
+	other.Agents = 2
+	evs := []store.Evaluation{{Env: env, Seeds: []uint64{5, 6}}, {Env: other, Seeds: []uint64{9}}, {Env: env, Seeds: []uint64{0, 1}}}
+	if got := replaySeeds(evs, env); !slices.Equal(got, []uint64{0, 1, 5, 6}) {
+		t.Errorf("replay seeds %v, want 0 1 5 6", got)
 	}
 }
