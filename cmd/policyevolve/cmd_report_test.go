@@ -18,6 +18,7 @@ import (
 	"policyevolve/envs/ssd"
 	"policyevolve/evolve/experiment"
 	"policyevolve/internal/htmlcheck"
+	"policyevolve/render"
 	"policyevolve/report"
 	"policyevolve/store"
 )
@@ -80,8 +81,9 @@ func TestReport(t *testing.T) {
 	run2 := filepath.Join(dir, "run-2.html")
 	t.Run("population", func(t *testing.T) {
 		p := page(t, "run-2", run2)
-		// Four metric charts, Elo, lineage, six comparison charts.
-		if p.Elements["svg"] != 12 || p.Elements["img"] != 1 {
+		// Four metric charts, Elo, lineage, six comparison charts, and a
+		// swatch per colour of the replay's key.
+		if p.Elements["svg"] != 12+len(render.Legend(ssd.Gathering)) || p.Elements["img"] != 1 {
 			t.Errorf("elements %v", p.Elements)
 		}
 		for _, want := range []string{"Elo of global/gathering/small/4/60@welfare#cmp-", "Champion by welfare", "Final pool", "Comparison cmp-", "package policy"} {
