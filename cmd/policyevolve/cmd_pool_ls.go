@@ -11,6 +11,7 @@ import (
 
 	"policyevolve/elo"
 	"policyevolve/evolve/episode"
+	"policyevolve/internal/plural"
 	"policyevolve/pool"
 	"policyevolve/store"
 )
@@ -149,8 +150,8 @@ the store. Runs with a pool of their own (compare's) are listed with
 			fmt.Fprintln(stdout)
 		}
 		o := pool.Objective(l.Objective)
-		fmt.Fprintf(stdout, "pool %s, objective %s (%d members): Elo counts %s; the objective's score is %s\n",
-			l.Pool, o, len(l.Members), gamesWord(o), objectiveScore(o))
+		fmt.Fprintf(stdout, "pool %s, objective %s (%s): Elo counts %s; the objective's score is %s\n",
+			l.Pool, o, plural.N(len(l.Members), "member"), gamesWord(o), objectiveScore(o))
 		if o == pool.Robust {
 			fmt.Fprintln(stdout, "  (every evolved member resisted invasion by the pool's members when it joined)")
 		}

@@ -72,7 +72,7 @@ Prints OK, or the problems (exit status 1). Reads only.`, stdout)
 	if schema < store.SchemaVersion {
 		older = fmt.Sprintf(" (a command that writes migrates it to %d)", store.SchemaVersion)
 	}
-	fmt.Fprintf(stdout, "OK %s: schema %d%s, %d policies, %d pools\n", so.path, schema, older, np, npools)
+	fmt.Fprintf(stdout, "OK %s: schema %d%s, %s, %s\n", so.path, schema, older, plural.N(np, "policy"), plural.N(npools, "pool"))
 	return nil
 }
 
