@@ -169,8 +169,27 @@ func (j *Job) loadIteration(i int) (*store.Iteration, error) {
 	return it, err
 }
 
+// saveIteration stores an iteration as it stands (called by the modes as
+// candidates are drafted and settled, and when it ends). The run's
+// record is written with it, its usage recounted from what is stored
+// (the candidates drafted so far, their planner calls, the LLM calls
+// made), so that runs ls and the live view show a run's spending and
+// last write as it goes, not only at the end of each iteration.
 func (j *Job) saveIteration(it *store.Iteration) error {
-	return j.Store.Update(func(tx *store.Tx) error { return tx.PutIteration(it) })
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.Store.Update(func(tx *store.Tx) error {
+		if err := tx.PutIteration(it); err != nil {
+			return err
+		}
+		if err := j.tally(tx); err != nil {
+			return err
+		}
+		now := time.Now()
+		j.run.Usage.WallSeconds += now.Sub(j.started).Seconds()
+		j.started = now
+		return tx.PutRun(j.run)
+	})
 }
 
 // refreshUsage brings the run's usage up to date (for budgets) without

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"policyevolve/envs"
+	"policyevolve/envs/ssd"
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/planner/prompts"
 	"policyevolve/evolve/population"
@@ -481,4 +483,34 @@ func iterationSpan(from, to int) string {
 		return fmt.Sprint(from)
 	}
 	return fmt.Sprintf("%d–%d", from, to-1)
+}
+
+// MapName is the map the run plays, as the run lists label it: its Map
+// (a built-in name or a map file), else its game's paper map (Gathering
+// "large", Cleanup "default" — Gathering's own "default" is a different,
+// smaller map, so an unset Map is never shown as "default" for it). An
+// unknown game gives "default".
+func (c JobConfig) MapName() string {
+	if c.Map != "" {
+		return c.Map
+	}
+	if g, err := ssd.ParseGame(c.Game); err == nil {
+		return envs.DefaultMap(g)
+	}
+	return "default"
+}
+
+// ChampionBy says what the run's champion is the best by, to follow
+// "champion by": a population run's objective (welfare, elo, robust); a
+// chain's self-play efficiency and GEPA's mean score over its seeds
+// whatever the objective, since neither has a pool
+// (docs/objectives.md#chain-and-gepa).
+func (c JobConfig) ChampionBy() string {
+	switch c.Mode {
+	case ModeChain:
+		return "self-play efficiency (a chain has no pool)"
+	case ModeGEPA:
+		return "mean score over its seeds (GEPA's rule)"
+	}
+	return string(c.Objective)
 }

@@ -4,8 +4,9 @@ import "fmt"
 
 // DescribeObjective says in one sentence what the run's objective
 // decided (pool.Objective.Describe): what its pool's games compare, who
-// joined the pool, who is champion. A chain or GEPA run has no pool: its
-// champion is its best in self-play, whatever the objective. A champion
+// joined the pool, who is champion. A chain run has no pool: its
+// champion is its best in self-play, whatever the objective; a GEPA run's
+// is GEPA's own (its best mean score over its seeds). A champion
 // picked in self-play is said rechecked on the recheck seeds when the run
 // has them, seeds writing them as the caller writes seed lists. runs show
 // and the run report say this sentence.
@@ -13,6 +14,9 @@ func (c JobConfig) DescribeObjective(seeds func([]uint64) string) string {
 	best := "the best in self-play"
 	if rs := c.RecheckSeeds(); len(rs) > 0 {
 		best += fmt.Sprintf(" (each contender rechecked on seeds %s as well)", seeds(rs))
+	}
+	if c.Mode == ModeGEPA {
+		return "a gepa run has no pool: its champion is the policy of its accepted candidate with the best mean score over its seeds"
 	}
 	if c.Mode != ModePopulation {
 		return "a " + c.Mode + " run has no pool: its champion is " + best

@@ -29,7 +29,7 @@ func TestDescribeObjective(t *testing.T) {
 		{JobConfig{Mode: ModeChain, Objective: pool.Elo, Recheck: On(20)},
 			"a chain run has no pool: its champion is " + rechecked},
 		{JobConfig{Mode: ModeGEPA, Objective: pool.Welfare, Recheck: On(20)},
-			"a gepa run has no pool: its champion is the best in self-play"},
+			"a gepa run has no pool: its champion is the policy of its accepted candidate with the best mean score over its seeds"},
 	} {
 		if got := tc.cfg.DescribeObjective(seeds); got != tc.want {
 			t.Errorf("%s run under %s:\n  %q\nwant\n  %q", tc.cfg.Mode, tc.cfg.Objective, got, tc.want)

@@ -17,6 +17,7 @@ import (
 	"policyevolve/evolve/population"
 	"policyevolve/evolve/search"
 	"policyevolve/evolve/timing"
+	"policyevolve/internal/plural"
 	"policyevolve/pool"
 	"policyevolve/store"
 )
@@ -159,7 +160,7 @@ func (j *Job) open(ctx context.Context) (string, error) {
 		j.saveRun()
 		return "", err
 	}
-	how := fmt.Sprintf("new run of %d iterations (%s)", j.Config.TotalIterations(), iterationSpan(0, j.Config.TotalIterations()))
+	how := fmt.Sprintf("new run of %s (%s)", plural.N(j.Config.TotalIterations(), "iteration"), iterationSpan(0, j.Config.TotalIterations()))
 	if resumed {
 		how = fmt.Sprintf("resumed with %s; next, iteration %d of 0–%d", IterationsDone(j.run.Iterations), j.run.Iterations, j.Config.TotalIterations()-1)
 	}

@@ -54,6 +54,9 @@ type CompareRow struct {
 	Rating, Exploitability experiment.Stat
 	// What the runs spent.
 	PlannerCalls, LLMCalls, Tokens, Cost, WallSeconds experiment.Stat
+	// Progress is the runs' best-so-far curve per planner call, as
+	// compare stored it (none for a baseline, nor before compare ended).
+	Progress []experiment.ProgressPoint
 }
 
 // Baseline reports whether the row is a built-in policy.
@@ -76,7 +79,7 @@ func storedComparison(tx *store.Tx, id string) (*Comparison, error) {
 	for _, r := range rep.Rows {
 		row := CompareRow{Method: r.Method, Runs: r.Runs, Champions: r.Champions, Efficiency: r.Efficiency, Equality: r.Equality,
 			Sustainability: r.Sustainability, Peace: r.Peace, Rating: r.Rating, Exploitability: r.Exploitability,
-			PlannerCalls: r.PlannerCalls, LLMCalls: r.LLMCalls, Tokens: r.Tokens, Cost: r.Cost, WallSeconds: r.WallSeconds}
+			PlannerCalls: r.PlannerCalls, LLMCalls: r.LLMCalls, Tokens: r.Tokens, Cost: r.Cost, WallSeconds: r.WallSeconds, Progress: r.Progress}
 		for _, id := range r.Runs {
 			run, err := tx.Run(id)
 			if err != nil {

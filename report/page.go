@@ -9,7 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"policyevolve/envs/ssd"
 	"policyevolve/evolve"
+	"policyevolve/internal/plural"
+	"policyevolve/render"
 	"policyevolve/store"
 )
 
@@ -71,6 +74,23 @@ type replayPage struct {
 	Width, Height int
 	Caption       string
 	Note          string
+	Key           []replayKey // what the colours stand for
+}
+
+// replayKey is one colour of a replay and what it stands for.
+type replayKey struct{ Label, Colour string }
+
+// replayKeyOf is the colour key of a game's replays (render.Legend).
+func replayKeyOf(game string) []replayKey {
+	g, err := ssd.ParseGame(game)
+	if err != nil {
+		return nil
+	}
+	var out []replayKey
+	for _, e := range render.Legend(g) {
+		out = append(out, replayKey{e.Label, e.Hex()})
+	}
+	return out
 }
 
 type poolRow struct {
@@ -99,12 +119,26 @@ type comparePage struct {
 	Columns []string
 	Rows    []compareRowPage
 	Charts  []*Chart
+	// Progress is the best-so-far table compare prints, once compare
+	// has stored its report (nil before).
+	Progress *progressPage
 }
 
 type compareRowPage struct {
 	Method string
 	Cells  []string
-	Runs   string
+	Runs   []compareRunPage
+}
+
+// compareRunPage is one run of a method: its id (a link to its page, when
+// the page has links) and status.
+type compareRunPage struct{ ID, Href, Status string }
+
+// progressPage is the best-so-far table: a column per checkpoint of
+// planner calls, a row per searching method.
+type progressPage struct {
+	Calls []string
+	Rows  []compareRowPage // Method and Cells only
 }
 
 // The metrics of a run's charts and tables, in the paper's order.
@@ -125,7 +159,7 @@ func newPage(r *Report, f *Frame) *page {
 		p.Title = "policyevolve report: " + r.Run.Record.ID
 	}
 	if r.Compare != nil {
-		p.Compare = newComparePage(r.Compare)
+		p.Compare = newComparePage(r.Compare, f)
 		if p.Title == "" {
 			p.Title = "policyevolve comparison " + r.Compare.ID
 		}
@@ -159,8 +193,8 @@ func newRunPage(r *Run, f *Frame) *runPage {
 		{"iterations", fmt.Sprintf("%d of %d done", rec.Iterations, r.Planned), ""},
 		{"planners", strings.Join(cfg.Planners, ", ") + ", feedback " + cfg.Feedback, ""},
 		{"seeds", seedsNote(cfg), ""},
-		{"spent", fmt.Sprintf("%d planner calls, %d LLM calls, %d tokens, %s, %d episodes, %s", u.Proposals, u.LLMCalls,
-			u.InputTokens+u.OutputTokens, u.CostWords(), u.Episodes, (time.Duration(u.WallSeconds) * time.Second).String()), ""},
+		{"spent", fmt.Sprintf("%s, %s, %s, %s, %s, %s", plural.N(u.Proposals, "planner call"), plural.N(u.LLMCalls, "LLM call"),
+			plural.N(u.InputTokens+u.OutputTokens, "token"), u.CostWords(), plural.N(u.Episodes, "episode"), (time.Duration(u.WallSeconds) * time.Second).String()), ""},
 		{"started", rec.Started.Local().Format(time.DateTime) + ", updated " + rec.Updated.Local().Format(time.DateTime), ""},
 	}
 	if cfg.Mode == evolve.ModePopulation {

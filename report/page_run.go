@@ -18,7 +18,7 @@ func (p *runPage) champion(r *Run, f *Frame) {
 		return
 	}
 	c := r.Champion
-	p.Champion, p.ChampShort, p.ChampionBy = c.ID, short(c.ID, 12), string(r.Config.Objective)
+	p.Champion, p.ChampShort, p.ChampionBy = c.ID, short(c.ID, 12), r.Config.ChampionBy()
 	p.ChampStats = []field{{"id", c.ID, f.policyURL(c.ID)}}
 	if c.Name != "" {
 		p.ChampStats = append(p.ChampStats, field{"name", c.Name, ""})
@@ -54,7 +54,7 @@ func (p *runPage) champion(r *Run, f *Frame) {
 		// Shown at a whole multiple of its size, about 480 pixels wide
 		// (the page shrinks it to a narrower screen).
 		k := max(1, replayShownWidth/max(rp.Width, 1))
-		v := &replayPage{Note: rp.Note, Width: rp.Width * k, Height: rp.Height * k}
+		v := &replayPage{Note: rp.Note, Width: rp.Width * k, Height: rp.Height * k, Key: replayKeyOf(r.Env.Config.Game)}
 		if len(rp.GIF) > 0 {
 			v.Src = template.URL("data:image/gif;base64," + base64.StdEncoding.EncodeToString(rp.GIF))
 			v.Caption = fmt.Sprintf("Self-play on seed %d, steps %d to %d, %d pixels per cell (GIF, %.1f KB).",
@@ -74,7 +74,7 @@ func servedReplay(f *Frame, ref ReplayRef, m *envs.Map) *replayPage {
 		return &replayPage{Note: "No replay: the map of " + ref.Env.Key() + " can no longer be read."}
 	}
 	k := max(1, replayShownWidth/max(m.Width*DefaultReplayScale, 1))
-	return &replayPage{Src: template.URL(f.ReplayURL(ref)), Width: m.Width * DefaultReplayScale * k, Height: m.Height * DefaultReplayScale * k,
+	return &replayPage{Src: template.URL(f.ReplayURL(ref)), Width: m.Width * DefaultReplayScale * k, Height: m.Height * DefaultReplayScale * k, Key: replayKeyOf(ref.Env.Game),
 		Caption: fmt.Sprintf("Self-play on seed %d, steps 0 to %d, %d pixels per cell (drawn when first shown, then kept).",
 			ref.Seed, min(DefaultReplayFrames, ref.Env.MaxSteps), DefaultReplayScale)}
 }
@@ -94,6 +94,9 @@ func failedNote(ev *store.Evaluation) string {
 // pool: the final pool's table.
 func (p *runPage) pool(r *Run, f *Frame) {
 	p.PoolTitle = "Final pool"
+	if r.Record.Status == store.StatusRunning {
+		p.PoolTitle = "Pool" // as it stands: the run goes on
+	}
 	if r.Pool == "" {
 		p.PoolTitle = "The chain's policies"
 		p.PoolNote = "One policy per iteration, in order; a chain plays no matches, so none is rated."

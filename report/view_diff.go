@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"policyevolve/internal/plural"
 	"policyevolve/internal/textdiff"
 	"policyevolve/store"
 )
@@ -14,10 +15,6 @@ type SourceDiff struct {
 	Generated time.Time
 	A, B      store.Policy
 }
-
-// diffContext is how many unchanged lines the diff page shows around a
-// change.
-const diffContext = 4
 
 // LoadDiff reads the two policies unique id prefixes name, in one
 // read-only transaction.
@@ -79,7 +76,7 @@ func (d *SourceDiff) page(f *Frame) *page {
 	p := &page{Title: fmt.Sprintf("diff %s %s", short(d.A.ID, 12), short(d.B.ID, 12)), Generated: d.Generated.Format(time.DateTime), Store: d.Store}
 	v := &diffPage{A: refOf(d.A, f), B: refOf(d.B, f), Versus: pairURL(f.VersusPath, d.A.ID, d.B.ID)}
 	p.Diff = v
-	lines, changed := textdiff.Context(textdiff.Lines(d.A.Source, d.B.Source), diffContext)
+	lines, changed := textdiff.Context(textdiff.Lines(d.A.Source, d.B.Source), textdiff.DefaultContext)
 	v.Same = !changed
 	for _, l := range lines {
 		dl := diffLine{Mark: string(l.Op), Text: l.Text}
@@ -89,7 +86,7 @@ func (d *SourceDiff) page(f *Frame) *page {
 		case '-':
 			dl.Class = "del"
 		case '@':
-			dl.Class, dl.Mark, dl.Text = "skip", "…", fmt.Sprintf("%d unchanged lines", l.Skipped)
+			dl.Class, dl.Mark, dl.Text = "skip", "…", plural.N(l.Skipped, "unchanged line")
 		default:
 			dl.Class, dl.Mark = "same", " "
 		}

@@ -267,14 +267,26 @@ func (d *PolicyDetail) page(f *Frame) *page {
 	default:
 		v.Replay = servedReplay(f, *d.Replay, d.ReplayMap)
 		v.Replay.Caption = d.Replay.Env.Key() + ": " + v.Replay.Caption
-		if len(d.Evaluations) > 0 {
-			for _, sd := range d.Evaluations[0].Seeds {
-				v.ReplaySeeds = append(v.ReplaySeeds, seedLink{Seed: strconv.FormatUint(sd, 10),
-					Href: f.policyURL(pol.ID) + "?seed=" + strconv.FormatUint(sd, 10), Current: sd == d.Replay.Seed})
-			}
+		for _, sd := range replaySeeds(d.Evaluations, d.Replay.Env) {
+			v.ReplaySeeds = append(v.ReplaySeeds, seedLink{Seed: strconv.FormatUint(sd, 10),
+				Href: f.policyURL(pol.ID) + "?seed=" + strconv.FormatUint(sd, 10), Current: sd == d.Replay.Seed})
 		}
 	}
 	return p
+}
+
+// replaySeeds are the seeds of every evaluation on env, in order: the
+// evaluation seeds (0–4) and the recheck seeds (5–24) of a champion
+// alike, though they are two evaluations.
+func replaySeeds(evs []store.Evaluation, env store.EnvConfig) []uint64 {
+	var out []uint64
+	for _, ev := range evs {
+		if ev.Env == env {
+			out = append(out, ev.Seeds...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // gutter is the line numbers beside a source.

@@ -28,22 +28,34 @@ type PoolDetail struct {
 	Sort      string
 }
 
-// PoolSorts are the columns a pool can be sorted by, the default first.
-// Efficiency is the welfare objective's score (self-play efficiency).
+// PoolSorts are the columns a pool can be sorted by. Efficiency is the
+// welfare objective's score (self-play efficiency).
 var PoolSorts = []string{"elo", "efficiency", "equality", "sustainability", "peace", "games"}
 
+// DefaultPoolSort is the column a pool is sorted by unless asked: its
+// objective's score — Elo for an elo pool (and the untagged pools, which
+// are elo's), self-play efficiency for a welfare or robust pool — as
+// pool ls and the report sort it.
+func DefaultPoolSort(objective string) string {
+	if objective == "" || objective == "elo" {
+		return "elo"
+	}
+	return "efficiency"
+}
+
 // LoadPool reads a pool in one read-only transaction and sorts its
-// members by sortBy (one of PoolSorts, best first; "" for the first). A
-// pool without members is an error wrapping ErrNotFound.
+// members by sortBy (one of PoolSorts, best first; "" for the pool's
+// objective's score, DefaultPoolSort). A pool without members is an
+// error wrapping ErrNotFound.
 func LoadPool(s *store.Store, name, sortBy string) (*PoolDetail, error) {
+	pk, _ := store.ParseGlobalPool(name)
 	if sortBy == "" {
-		sortBy = PoolSorts[0]
+		sortBy = DefaultPoolSort(pk.Objective)
 	}
 	if !slices.Contains(PoolSorts, sortBy) {
 		return nil, fmt.Errorf("%w: sort by %q: the columns are %s", ErrBadQuery, sortBy, strings.Join(PoolSorts, ", "))
 	}
 	d := &PoolDetail{Store: s.Path(), Generated: time.Now(), Name: name, Sort: sortBy}
-	pk, _ := store.ParseGlobalPool(name)
 	d.Env, d.Objective = pk.Env, pk.Objective
 	err := s.View(func(tx *store.Tx) error {
 		ms, err := tx.Members(name)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"policyevolve/evolve"
+	"policyevolve/internal/plural"
 	"policyevolve/store"
 )
 
@@ -80,11 +81,7 @@ func (l *RunList) page(f *Frame) *page {
 			ChampionHref: f.policyURL(rec.Champion), Started: rec.Started.Local().Format(time.DateTime),
 			Updated: rec.Updated.Local().Format(time.DateTime)}
 		if cfg.Game != "" {
-			m := cfg.Map
-			if m == "" {
-				m = "default"
-			}
-			row.Env = fmt.Sprintf("%s/%s/%d/%d", cfg.Game, m, cfg.Agents, cfg.Steps)
+			row.Env = fmt.Sprintf("%s/%s/%d/%d", cfg.Game, cfg.MapName(), cfg.Agents, cfg.Steps)
 		}
 		if r.Objective != "" {
 			row.Objective = r.Objective
@@ -97,7 +94,7 @@ func (l *RunList) page(f *Frame) *page {
 		}
 		row.Progress = fmt.Sprintf("%d of %d", rec.Iterations, r.Planned)
 		u := rec.Usage
-		row.Spent = fmt.Sprintf("%d planner calls, %d LLM calls, %s, %d episodes", u.Proposals, u.LLMCalls, u.CostWords(), u.Episodes)
+		row.Spent = fmt.Sprintf("%s, %s, %s, %s", plural.N(u.Proposals, "planner call"), plural.N(u.LLMCalls, "LLM call"), u.CostWords(), plural.N(u.Episodes, "episode"))
 		if row.ChampionShort == "" {
 			row.ChampionShort = "–"
 		}

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"policyevolve/evolve"
+	"policyevolve/evolve/experiment"
 	"policyevolve/internal/htmlcheck"
 	"policyevolve/store"
 )
@@ -71,9 +73,10 @@ func TestViews(t *testing.T) {
 		{"runs", func() (View, error) { return LoadRuns(f.s) }, []string{`href="/runs/` + f.run + `"`, "2 of 3", `class="running"`}},
 		{"run", func() (View, error) { return Load(f.s, f.run) }, []string{`href="/policies/` + f.p3 + `"`, `src="/replay/` + f.p3,
 			`href="/pools/global/gathering/small/4/60"`, `<script src="/static/live.js"`, `content="7"`,
-			"<td>pending</td>", "<td>refused</td><td>–</td><td>–</td><td>–</td><td class=\"text\">does not compile</td>", "<td>promoted</td><td>0.600</td>"}},
+			"<td>pending</td>", "<td>refused</td><td>–</td><td>–</td><td>–</td><td class=\"text\">does not compile</td>", "<td>promoted</td><td>0.600</td>",
+			"<h2>Pool</h2>"}}, // running: not the final pool yet
 		{"policy", func() (View, error) { return LoadPolicy(f.s, f.p3[:10], &seed) }, []string{"// p3",
-			`href="/policies/` + f.bfs + `"`, "<td>won</td>", `action="/diff"`, `src="/replay/` + f.p3, "In the pool as promoted; Elo 1200.0, 0/0/0 in 0 games"}},
+			`href="/policies/` + f.bfs + `"`, "<td>won</td>", `action="/diff"`, `src="/replay/` + f.p3, `fill="#00c800"/></svg>apple</span>`, "In the pool as promoted; Elo 1200.0, 0/0/0 in 0 games"}},
 		{"builtin", func() (View, error) { return LoadPolicy(f.s, f.bfs, nil) }, []string{"The built-in policy bfs"}},
 		{"pool", func() (View, error) { return LoadPool(f.s, store.GlobalPool(fixtureEnv), "efficiency") }, []string{`class="sorted"`, "?sort=elo"}},
 		{"pools", func() (View, error) { return LoadPools(f.s) }, []string{`href="/pools/global/gathering/small/4/60"`}},
@@ -155,6 +158,22 @@ func TestPoolSort(t *testing.T) {
 	}
 	if _, err := LoadPool(f.s, pool, "colour"); err == nil {
 		t.Error("an unknown column is accepted")
+	}
+	// A welfare pool is sorted by its objective's score, efficiency,
+	// unless asked otherwise (as pool ls and the report sort it).
+	welfare := store.PoolKey{Env: fixtureEnv, Objective: "welfare"}.String()
+	if err := f.s.Update(func(tx *store.Tx) error {
+		for _, id := range []string{f.p1, f.p3, f.bfs} {
+			if err := tx.AddMember(&store.Member{Policy: id, Pool: welfare, Reason: "promoted"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := LoadPool(f.s, welfare, ""); err != nil || d.Sort != "efficiency" || d.Members[0].Policy.ID != f.p3 {
+		t.Errorf("a welfare pool by default: %v, sorted by %q", err, d.Sort)
 	}
 	if _, err := LoadPool(f.s, "global/none/x/1/1", ""); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown pool: %v", err)
@@ -255,5 +274,79 @@ func TestUntrustedSourceIsText(t *testing.T) {
 	p := renderView(t, pol, siteFrame())
 	if got := p.IDs["source-code"]; got != evilSource {
 		t.Errorf("the source reads back as %q, want %q", got, evilSource)
+	}
+}
+
+// TestRunListOrderAndMap: the front page lists runs newest first by
+// their number (run-12, run-11, run-10, run-9 …, not as strings sort),
+// and a Gathering run on its default map shows that map (large), not
+// Gathering's map called default.
+func TestRunListOrderAndMap(t *testing.T) {
+	f := newFixture(t)
+	cfg, _ := json.Marshal(evolve.JobConfig{Mode: evolve.ModePopulation, Game: "gathering", Agents: 10, Steps: 1000, EvalSeeds: []uint64{0}})
+	err := f.s.Update(func(tx *store.Tx) error {
+		for range 11 {
+			if err := tx.CreateRun(&store.Run{Mode: evolve.ModePopulation, Config: cfg, Status: store.StatusDone}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := LoadRuns(f.s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range l.Runs {
+		ids = append(ids, r.Record.ID)
+	}
+	want := []string{"run-12", "run-11", "run-10", "run-9", "run-8", "run-7", "run-6", "run-5", "run-4", "run-3", "run-2", "run-1"}
+	if !slices.Equal(ids, want) {
+		t.Fatalf("runs in the list: %v, want %v", ids, want)
+	}
+	p := renderView(t, l, siteFrame())
+	if !strings.Contains(p.Text, "gathering/large/10/1000") || strings.Contains(p.Text, "gathering/default/") {
+		t.Error("a Gathering run on the default map is not shown on the large map")
+	}
+	if i, j := strings.Index(p.Text, `href="/runs/run-11"`), strings.Index(p.Text, `href="/runs/run-9"`); i < 0 || j < 0 || i > j {
+		t.Errorf("run-11 is not listed before run-9 (%d, %d)", i, j)
+	}
+}
+
+// TestComparePageRunLinks: on the served comparison page a method's runs
+// are links to their pages; counts are whole numbers.
+func TestComparePageRunLinks(t *testing.T) {
+	one := func(v float64) experiment.Stat { var s experiment.Stat; s.Add(v); return s }
+	c := &Comparison{ID: "cmp-1", Runs: 1, Budget: 12, Rows: []CompareRow{{Method: "chain", Runs: []string{"run-7"}, Statuses: []string{"done"},
+		PlannerCalls: one(12), LLMCalls: one(0), Tokens: one(0), Efficiency: one(0.5),
+		Progress: []experiment.ProgressPoint{{Calls: 1, Best: one(0.25)}, {Calls: 12, Best: one(0.5)}}}}}
+	f := siteFrame()
+	p := newComparePage(c, &f)
+	if len(p.Rows) != 1 || len(p.Rows[0].Runs) != 1 || p.Rows[0].Runs[0].Href == "" {
+		t.Fatalf("rows %+v", p.Rows)
+	}
+	if got := p.Rows[0].Cells[6]; got != "12" {
+		t.Errorf("planner calls %q, want 12", got)
+	}
+	if p.Progress == nil || len(p.Progress.Calls) != 2 || p.Progress.Rows[0].Cells[1] != "0.500" {
+		t.Errorf("best so far %+v", p.Progress)
+	}
+	if !strings.Contains(p.About, "1 run per method, 12 planner calls per run") {
+		t.Errorf("about: %q", p.About)
+	}
+}
+
+// TestReplaySeedsOfEveryEvaluation: a champion evaluated on seeds 0–1 and
+// rechecked on 5–6 (two evaluations) links replays of all four.
+func TestReplaySeedsOfEveryEvaluation(t *testing.T) {
+	env := store.EnvConfig{Game: "gathering", Map: "small", Agents: 4, MaxSteps: 60}
+	other := env
+	other.Agents = 2
+	evs := []store.Evaluation{{Env: env, Seeds: []uint64{5, 6}}, {Env: other, Seeds: []uint64{9}}, {Env: env, Seeds: []uint64{0, 1}}}
+	if got := replaySeeds(evs, env); !slices.Equal(got, []uint64{0, 1, 5, 6}) {
+		t.Errorf("replay seeds %v, want 0 1 5 6", got)
 	}
 }

@@ -121,6 +121,23 @@ func Open(path string, opt Options) (*Store, error) {
 	}
 	s := &Store{path: path, opt: opt}
 	_, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) && !opt.ReadOnly {
+		// Nor is a store made in a folder that is not there (the lock
+		// files could not be made either).
+		if dir := filepath.Dir(path); !isDir(dir) {
+			return nil, fmt.Errorf("create store %s: the directory %s does not exist: %w", path, dir, os.ErrNotExist)
+		}
+	}
+	if err == nil {
+		// A file that is plainly not bbolt's (empty, or neither meta page
+		// with bbolt's magic number) is refused before the lock files are
+		// made beside it. Reading the header without the locks is safe: a
+		// store's file is only ever replaced whole (create, Compact), and
+		// a commit rewrites one meta page, never both.
+		if err := notBolt(path); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case err != nil && (opt.ReadOnly || !errors.Is(err, os.ErrNotExist)):
 		return nil, fmt.Errorf("open store: %w", err)
@@ -163,6 +180,30 @@ func Open(path string, opt Options) (*Store, error) {
 		return s, nil
 	}
 	return s, s.update(initSchema)
+}
+
+// isDir says whether dir is an existing directory.
+func isDir(dir string) bool {
+	st, err := os.Stat(dir)
+	return err == nil && st.IsDir()
+}
+
+// notBolt is the ErrNotStore error readHeader gives for the file at path,
+// or nil (for a file it cannot open or read too: the open that follows
+// says why).
+func notBolt(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	_, err = readHeader(f)
+	var d *DamageError
+	if errors.Is(err, ErrNotStore) && errors.As(err, &d) {
+		d.Path = path
+		return d
+	}
+	return nil
 }
 
 // walk checks the store's pages (walkFile) while no process writes; its

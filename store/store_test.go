@@ -669,3 +669,43 @@ func TestOriginDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenRefusesAMissingDirectory: a store in a folder that does not
+// exist is refused naming the folder, and nothing is created (no lock
+// files, no folder).
+func TestOpenRefusesAMissingDirectory(t *testing.T) {
+	parent := t.TempDir()
+	missing := filepath.Join(parent, "nope")
+	_, err := Open(filepath.Join(missing, "x.db"), Options{})
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "the directory "+missing+" does not exist") {
+		t.Errorf("got %v", err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("made %d entries", len(entries))
+	}
+}
+
+// TestNotAStoreLeavesNoLockFiles: a file that is not bbolt's (text, an
+// empty file) is refused before the lock files are made beside it.
+func TestNotAStoreLeavesNoLockFiles(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	empty := filepath.Join(dir, "empty.db")
+	os.WriteFile(text, []byte(strings.Repeat("not a database\n", 1000)), 0o644)
+	os.WriteFile(empty, nil, 0o644)
+	for _, p := range []string{text, empty} {
+		for _, ro := range []bool{false, true} {
+			if _, err := Open(p, Options{ReadOnly: ro}); !errors.Is(err, ErrNotStore) || !strings.Contains(err.Error(), p) {
+				t.Errorf("%s (read-only %v): %v", filepath.Base(p), ro, err)
+			}
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("beside the files: %v", names)
+	}
+}

@@ -2,12 +2,15 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -394,14 +397,43 @@ func (tx *Tx) Run(id string) (*Run, error) {
 	return r, nil
 }
 
-// Runs returns every run.
+// Runs returns every run in the order they were created: run-1, run-2,
+// …, run-9, run-10 (by the number in the id, not as the keys sort as
+// strings), the newest last. An id without a number (none is made so)
+// sorts after the numbered ones, by name.
 func (tx *Tx) Runs() ([]Run, error) {
 	var out []Run
 	err := each(tx.b.Bucket(bRuns), nil, func(_ []byte, r *Run) error {
 		out = append(out, *r)
 		return nil
 	})
+	slices.SortStableFunc(out, func(a, b Run) int { return CompareRunIDs(a.ID, b.ID) })
 	return out, err
+}
+
+// CompareRunIDs orders run ids by creation: by the number after "run-",
+// so run-9 comes before run-10; ids without one after those, by name.
+func CompareRunIDs(a, b string) int {
+	na, oka := runNumber(a)
+	nb, okb := runNumber(b)
+	switch {
+	case oka && okb:
+		return cmp.Compare(na, nb)
+	case oka:
+		return -1
+	case okb:
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+func runNumber(id string) (uint64, bool) {
+	s, ok := strings.CutPrefix(id, "run-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	return n, err == nil
 }
 
 func appendSeq(b *bolt.Bucket, setID func(uint64), v any) error {

@@ -23,7 +23,11 @@ func (u RunUsage) CostWords() string {
 	case u.UnpricedCalls > 0 && u.UnpricedCalls == u.LLMCalls:
 		s = "cost unknown (no price for the model)"
 	case u.UnpricedCalls > 0:
-		s += fmt.Sprintf(" + %d calls of unknown cost", u.UnpricedCalls)
+		calls := "calls"
+		if u.UnpricedCalls == 1 {
+			calls = "call" // store is a leaf: no internal/plural here
+		}
+		s += fmt.Sprintf(" + %d %s of unknown cost", u.UnpricedCalls, calls)
 	}
 	return s
 }

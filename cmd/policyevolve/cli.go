@@ -90,8 +90,13 @@ func newFlagSet(name, synopsis, description string, stdout io.Writer) *flagSet {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {} // parse errors become one-line usage errors instead
 	fs.help = func() {
-		fmt.Fprintf(stdout, "Usage: %s %s %s\n\n%s\n\nFlags:\n", self(), name, synopsis, strings.TrimSpace(description))
-		fs.printFlags(stdout)
+		fmt.Fprintf(stdout, "Usage: %s %s %s\n\n%s\n", self(), name, synopsis, strings.TrimSpace(description))
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 { // a command without flags (completion, version) lists none
+			fmt.Fprintln(stdout, "\nFlags:")
+			fs.printFlags(stdout)
+		}
 	}
 	if c, ok := stdout.(*flagCollector); ok {
 		fs.collect = c

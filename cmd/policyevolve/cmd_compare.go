@@ -126,7 +126,7 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	fs.IntVar(&o.budget, "budget", 12, "planner calls per run")
 	fs.IntVar(&o.runs, "runs", 3, "runs per method")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the first run")
-	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds")
+	fs.StringVar(&o.seeds, "seeds", "0-4", "self-play evaluation seeds: N, A-B or a comma-separated list")
 	fs.StringVar(&o.matchSeeds, "match-seeds", "0", "match seeds (candidates' matches and the league)")
 	fs.StringVar(&o.heldOut, "held-out", "", "also replay each champion in self-play on these seeds, which no search sees (e.g. 100-129): a held-out table")
 	fs.IntVar(&o.candidates, "candidates", evolve.DefaultCandidates, "population candidates per iteration")
@@ -135,7 +135,7 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	fs.IntVar(&o.recheck, "recheck", evolve.DefaultRecheck, "chain and population: play a contender for champion on this many seeds after the evaluation seeds too, and crown it on the mean over both (0: the evaluation seeds alone); --held-out seeds must be others")
 	fs.StringVar(&o.parentOrder, "parent-order", evolve.DefaultParentOrder, "population: how parents are handed to candidates: lead (half the candidates improve the best, the rest the next best), best (candidate k the k-th best) or shuffled")
 	fs.StringVar(&o.refine, "refine", evolve.DefaultRefine, "population: which candidates are refined locally: race (the best first; one that cannot lead its iteration is not refined) or all")
-	fs.IntVar(&o.workers, "workers", 0, "episodes played at once (default: the CPUs)")
+	fs.IntVar(&o.workers, "workers", 0, "episodes played at once (default: the number of CPUs); never changes the results")
 	promptStyleFlag(fs, &o.promptStyle)
 	fs.StringVar(&o.promptStyles, "prompt-styles", "", "with --llm, also a chain row per prompt style (chain-STYLE, dense feedback): standard, naive, cot, react — PolicyEvolve's prompting baselines; --suite paper adds naive,cot,react")
 	fs.BoolVar(&o.adversarial, "adversarial", false, "tell the LLM planner it may do anything to maximise the reward (the paper's adaptive attacker); the refusals table counts what the sandbox refused")
@@ -147,7 +147,7 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 	fs.StringVar(&o.suite, "suite", suite, "paper: the paper's Table 1 rows — zero-shot, chain sparse, dense, raw and critic, population, GEPA, Q-learner, baselines")
 	fs.StringVar(&o.gepaFeedback, "gepa-feedback", "sparse", "feedback levels of GEPA's reflections, a row each: sparse (the paper's), dense, critic; none: no GEPA row")
 	fs.IntVar(&o.qlearnEpisodes, "qlearn-episodes", qlearn.DefaultEpisodes, "training episodes of the Q-learner row (0: no qlearn row)")
-	fs.StringVar(&o.out, "o", "", "also write the report to PREFIX.csv and PREFIX.json (default: no files)")
+	fs.StringVar(&o.out, "o", "", "also write the report to `PREFIX`.csv and PREFIX.json (default: no files)")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON instead of Markdown")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err

@@ -97,6 +97,17 @@ func TestCompare(t *testing.T) {
 		!strings.Contains(out, "Best so far per planner call") {
 		t.Errorf("no held-out or best-so-far table:\n%s", out)
 	}
+	// Counts as whole numbers, one run not "1 runs" (gepa: 3 planner
+	// calls, 0 LLM calls, 0 tokens).
+	if !strings.Contains(out, "1 run per method, 3 planner calls per run") || !strings.Contains(out, " | 3 | 0 | 0 | ") {
+		t.Errorf("counts are not written as counts:\n%s", out)
+	}
+	// The comparison's page has the best-so-far table too.
+	page := filepath.Join(dir, "cmp.html")
+	cli(t, "report", rep.ID, "-o", page, "--store", db)
+	if html, _ := os.ReadFile(page); !strings.Contains(string(html), "Best so far per planner call") || strings.Contains(string(html), "<td>3.000</td>") {
+		t.Errorf("the comparison's page lacks the best-so-far table or writes counts as decimals")
+	}
 	q := rows["qlearn"]
 	if q.PlannerCalls.Mean != 0 || q.LLMCalls.Mean != 0 || q.WallSeconds.Mean <= 0 {
 		t.Errorf("qlearn row %+v", q)

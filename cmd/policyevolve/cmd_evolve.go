@@ -16,6 +16,7 @@ import (
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/planner"
 	"policyevolve/evolve/timing"
+	"policyevolve/internal/plural"
 	"policyevolve/llm"
 	"policyevolve/pool"
 	"policyevolve/store"
@@ -204,8 +205,10 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		if err := s.View(func(tx *store.Tx) (err error) {
 			run, err = tx.Run(o.resume)
 			return err
-		}); err != nil {
-			return usagef("--resume: %v", err)
+		}); errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("--resume: %w", noRun(o.resume, o.storeOptions))
+		} else if err != nil {
+			return fmt.Errorf("--resume: %w", err)
 		}
 		var stored evolve.JobConfig
 		if err := json.Unmarshal(run.Config, &stored); err != nil {
@@ -286,7 +289,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		wg   sync.WaitGroup
 	}
 	release := onInterrupt(func() {
-		fmt.Fprintln(stderr, "\npolicyevolve evolve: stopping at the next safe point (Ctrl-C again to abandon the step in flight)")
+		progress.logf("policyevolve evolve: stopping at the next safe point (Ctrl-C again to abandon the step in flight)")
 		job.Stop()
 		if remote == nil {
 			return
@@ -401,16 +404,16 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 	if run.StopReason != "" {
 		fmt.Fprintf(w, ": %s", run.StopReason)
 	}
-	fmt.Fprintf(w, " — %s (%d of %d); %d planner calls, %d LLM calls, %s, %d episodes, %s\n",
-		evolve.IterationsDone(run.Iterations), run.Iterations, cfg.TotalIterations(), run.Usage.Proposals, run.Usage.LLMCalls,
-		run.Usage.CostWords(), run.Usage.Episodes, (time.Duration(run.Usage.WallSeconds) * time.Second).String())
+	fmt.Fprintf(w, " — %s (%d of %d); %s, %s, %s, %s, %s\n",
+		evolve.IterationsDone(run.Iterations), run.Iterations, cfg.TotalIterations(), plural.N(run.Usage.Proposals, "planner call"), plural.N(run.Usage.LLMCalls, "LLM call"),
+		run.Usage.CostWords(), plural.N(run.Usage.Episodes, "episode"), (time.Duration(run.Usage.WallSeconds) * time.Second).String())
 	if prof != nil && prof.Total() > 0 {
 		fmt.Fprintf(w, "time in this process, summed over workers: %s\n", prof)
 	}
 	if run.Champion == "" {
 		fmt.Fprintln(w, "no champion yet")
 	} else {
-		fmt.Fprintf(w, "champion by %s: %s\n", cfg.Objective, run.Champion)
+		fmt.Fprintf(w, "champion by %s: %s\n", cfg.ChampionBy(), run.Champion)
 		if ev != nil {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "seed\tefficiency\tequality\tsustainability\tpeace\t")

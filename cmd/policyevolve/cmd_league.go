@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"policyevolve/internal/plural"
 	"policyevolve/pool"
 	"policyevolve/store"
 )
@@ -72,7 +73,7 @@ matches, and whose group does best.`, stdout)
 		return err
 	}
 	if len(members) < 2 {
-		return fmt.Errorf("pool %s has %d members; a league needs 2", arena.GlobalPool(), len(members))
+		return fmt.Errorf("pool %s has %s; a league needs 2", arena.GlobalPool(), plural.N(len(members), "member"))
 	}
 	ids := make([]string, len(members))
 	for i, m := range members {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"policyevolve/internal/plural"
 	"policyevolve/internal/textdiff"
 	"policyevolve/store"
 )
@@ -40,7 +41,7 @@ func cmdPoolDiff(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	fmt.Fprintf(stdout, "--- %.12s %s\n+++ %.12s %s\n", a.ID, a.Name, b.ID, b.Name)
-	if !lineDiff(stdout, a.Source, b.Source, 3) {
+	if !lineDiff(stdout, a.Source, b.Source, textdiff.DefaultContext) {
 		fmt.Fprintln(stdout, "(identical)")
 	}
 	return nil
@@ -53,7 +54,7 @@ func lineDiff(w io.Writer, a, b string, context int) (changed bool) {
 	lines, changed := textdiff.Context(textdiff.Lines(a, b), context)
 	for _, l := range lines {
 		if l.Op == '@' {
-			fmt.Fprintf(w, "@@ %d unchanged lines @@\n", l.Skipped)
+			fmt.Fprintf(w, "@@ %s @@\n", plural.N(l.Skipped, "unchanged line"))
 			continue
 		}
 		fmt.Fprintf(w, "%c %s\n", l.Op, l.Text)

@@ -15,7 +15,7 @@ import (
 	"policyevolve/sandbox"
 )
 
-func cmdPoolImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdPoolImport(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var so storeOptions
 	var eo envOptions
 	var sbo sandboxOptions
@@ -70,11 +70,20 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 	} else if src, err = os.ReadFile(pos[0]); err != nil {
 		return usagef("%v", err)
 	}
+	_, statErr := os.Stat(so.path)
+	fresh := errors.Is(statErr, os.ErrNotExist)
 	ar, err := openArena(&so, createStore, &eo, &sbo, evalSeeds, matchSeeds, stderr)
 	if err != nil {
 		return err
 	}
 	defer ar.Close()
+	defer func() {
+		// A store this import made is not left behind, empty, when the
+		// import fails (an interrupted one keeps what it stored).
+		if fresh && err != nil && !errors.Is(err, context.Canceled) {
+			removeStore(so.path)
+		}
+	}()
 	ar.Objective = objective
 	defer watchArena(ar, "pool import", "admitting, evaluating and rating "+pos[0], stderr)()
 	var rep *arena.ImportReport

@@ -11,6 +11,7 @@ import (
 
 	"policyevolve/elo"
 	"policyevolve/evolve/episode"
+	"policyevolve/internal/plural"
 	"policyevolve/pool"
 	"policyevolve/store"
 )
@@ -44,6 +45,7 @@ type poolListing struct {
 func cmdPoolLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var so storeOptions
 	var game, mapArg, sortBy, tag string
+	var objective pool.Objective
 	var agents int
 	var asJSON bool
 	fs := newFlagSet("pool ls", "[flags]", `
@@ -61,7 +63,8 @@ the store. Runs with a pool of their own (compare's) are listed with
 	fs.StringVar(&game, "game", "", "only pools of this game")
 	fs.StringVar(&mapArg, "map", "", "only pools on this map (a built-in name or a map file)")
 	fs.IntVar(&agents, "agents", 0, "only pools with this many agents")
-	fs.StringVar(&sortBy, "sort", "", "order: elo, efficiency, equality or sustainability (default: the pool's objective's score)")
+	fs.StringVar(&sortBy, "sort", "", "order: elo, efficiency, equality, sustainability, peace or games (default: the pool's objective's score)")
+	objectiveFlag(fs, &objective, "only the pools of this objective (default: every objective's)")
 	fs.BoolVar(&asJSON, "json", false, "print JSON")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
@@ -71,9 +74,11 @@ the store. Runs with a pool of their own (compare's) are listed with
 		"efficiency":     func(a, b poolRow) bool { return a.Efficiency > b.Efficiency },
 		"equality":       func(a, b poolRow) bool { return a.Equality > b.Equality },
 		"sustainability": func(a, b poolRow) bool { return a.Sustainability > b.Sustainability },
+		"peace":          func(a, b poolRow) bool { return a.Peace > b.Peace },
+		"games":          func(a, b poolRow) bool { return a.Games > b.Games },
 	}
 	if sortBy != "" && less[sortBy] == nil {
-		return usagef("--sort: unknown order %q (want elo, efficiency, equality or sustainability)", sortBy)
+		return usagef("--sort: unknown order %q (want elo, efficiency, equality, sustainability, peace or games)%s", sortBy, didYouMean(sortBy, mapKeys(less), ""))
 	}
 	if _, err := os.Stat(mapArg); mapArg != "" && err == nil {
 		// A map file: pools on it are keyed by a hash of its text.
@@ -109,6 +114,9 @@ the store. Runs with a pool of their own (compare's) are listed with
 			if (game != "" && env.Game != game) || (mapArg != "" && env.Map != mapArg) || (agents != 0 && env.Agents != agents) {
 				continue
 			}
+			if objective != "" && pool.Stored(pool.Objective(key.Objective)) != objective {
+				continue
+			}
 			l, err := listPool(tx, name)
 			if err != nil {
 				return err
@@ -142,8 +150,8 @@ the store. Runs with a pool of their own (compare's) are listed with
 			fmt.Fprintln(stdout)
 		}
 		o := pool.Objective(l.Objective)
-		fmt.Fprintf(stdout, "pool %s, objective %s (%d members): Elo counts %s; the objective's score is %s\n",
-			l.Pool, o, len(l.Members), o.GamesCounted(), o.ScoreColumn())
+		fmt.Fprintf(stdout, "pool %s, objective %s (%s): Elo counts %s; the objective's score is %s\n",
+			l.Pool, o, plural.N(len(l.Members), "member"), o.GamesCounted(), o.ScoreColumn())
 		if o.InvasionTest() {
 			fmt.Fprintln(stdout, "  (every evolved member resisted invasion by the pool's members when it joined)")
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"policyevolve/internal/textdiff"
 	"policyevolve/store"
 )
 
@@ -149,6 +150,9 @@ func TestPoolBadInput(t *testing.T) {
 		{[]string{"pool", "ls", "--store", filepath.Join(t.TempDir(), "none.db")}, 1, "no store at"},
 		{[]string{"pool", "ls", "--store", notStore}, 1, "not a policyevolve store"},
 		{[]string{"pool", "ls", "--store", db, "--sort", "height"}, 2, `--sort: unknown order "height"`},
+		{[]string{"pool", "ls", "--store", db, "--sort", "peac"}, 2, `(did you mean peace?)`},
+		{[]string{"pool", "ls", "--store", db, "--sort", "games", "--objective", "welfare"}, 0, ""},
+		{[]string{"pool", "ls", "--store", db, "--objective", "wellfare"}, 2, `--objective wellfare: unknown objective "wellfare"`},
 		{[]string{"pool", "show", "abc", "--store", db}, 1, "policy abc: not found"},
 		{[]string{"pool", "show", "--store", db}, 2, "want one policy id"},
 		{[]string{"pool", "import", "nothere.go", "--store", db}, 2, "nothere.go"},
@@ -156,6 +160,11 @@ func TestPoolBadInput(t *testing.T) {
 		{[]string{"match", "a", "--store", db}, 2, "want two policy ids"},
 		{[]string{"store", "check", "--store", notStore}, 1, "not a policyevolve store"},
 		{[]string{"store", "fix"}, 2, `unknown subcommand "fix"`},
+		// A run that is not there: exit 1 and where the runs are listed,
+		// as report says it.
+		{[]string{"runs", "show", "run-99", "--store", db}, 1, "no run run-99 in the store (policyevolve runs ls --store " + db + " lists them)"},
+		{[]string{"evolve", "--resume", "run-99", "--store", db}, 1, "--resume: no run run-99 in the store"},
+		{[]string{"report", "run-99", "-o", filepath.Join(t.TempDir(), "r.html"), "--store", db}, 1, `no run "run-99" in the store (policyevolve runs ls lists them)`},
 	} {
 		code, _, errOut := runCLI(t, context.Background(), c.args...)
 		if code != c.code || !strings.Contains(errOut, c.want) {
@@ -318,5 +327,65 @@ func TestPoolLsMapFile(t *testing.T) {
 	}
 	if out, _ := cli(t, "pool", "ls", "--store", db, "--map", "small"); !strings.Contains(out, "no global pools match") {
 		t.Fatalf("pool ls --map small:\n%s", out)
+	}
+}
+
+// TestStoreInAMissingDirectory: a store in a folder that is not there is
+// refused as a usage error naming the folder, before any lock file is
+// made; a pool import that fails does not leave the store it made.
+func TestStoreInAMissingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nope")
+	db := filepath.Join(missing, "x.db")
+	for _, args := range [][]string{{"pool", "import", filepath.Join("..", "..", "examples", "policies", "voronoi.go")}, {"evolve", "--iterations", "1"}} {
+		code, _, errOut := runCLI(t, context.Background(), append(args, "--store", db)...)
+		if code != exitUsage || !strings.Contains(errOut, "the directory "+missing+" does not exist") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("%d entries made", len(entries))
+	}
+	bad := filepath.Join(dir, "bad.go")
+	os.WriteFile(bad, []byte("package policy\n\nfunc broken( {\n"), 0o644)
+	fresh := filepath.Join(dir, "fresh.db")
+	code, _, errOut := runCLI(t, context.Background(), "pool", "import", bad, "--store", fresh)
+	if code == exitOK {
+		t.Fatalf("a broken policy was imported: %q", errOut)
+	}
+	for _, p := range []string{fresh, fresh + ".lock", fresh + ".gate"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("the failed import left %s", filepath.Base(p))
+		}
+	}
+}
+
+// TestSubcommandTypo: a mistyped subcommand of any group is a usage error
+// with a suggestion, two letters included (pool sh → show).
+func TestSubcommandTypo(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pool", "sh"}, "did you mean show?"},
+		{[]string{"runs", "lst"}, "did you mean ls?"},
+		{[]string{"runs", "sho"}, "did you mean show?"},
+	} {
+		code, _, errOut := runCLI(t, context.Background(), c.args...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q", c.args, code, errOut)
+		}
+	}
+}
+
+// TestLineDiff: pool diff prints a replaced line's removed version
+// first, and counts elided lines in good English.
+func TestLineDiff(t *testing.T) {
+	var b strings.Builder
+	a := "1\n2\n3\n4\n5\n6\n"
+	changed := lineDiff(&b, a, "1\n2\n3\n4\nfive\n6\n", textdiff.DefaultContext)
+	want := "@@ 1 unchanged line @@\n  2\n  3\n  4\n- 5\n+ five\n  6\n"
+	if !changed || b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -39,8 +39,10 @@ tagged-out agents grey, tagging and penalty beams yellow, cleaning beams
 cyan), or with --frame one PNG per chosen frame.
 
 Frame T is the state after T steps: frame 0 is the start, and the beams
-drawn in frame T are those fired during step T. --steps A-B limits the GIF
-to frames A to B; the episode is played only as far as needed.
+drawn in frame T are those fired during step T. --frames A-B limits the
+GIF to frames A to B; the episode is played only as far as needed.
+(--frames was called --steps, a name every other command gives the
+episode length, here --length; --steps is kept as a deprecated alias.)
 
 --policy plays every agent; with --vs Q, --policy plays the even agents and
 Q the odd ones, as in a match, and each policy has its own hue (its agents
@@ -62,7 +64,8 @@ about 0.2-0.6 MB: every GIF frame holds only the rectangle that changed.`, stdou
 	fs.Uint64Var(&o.seed, "seed", 0, "episode seed")
 	fs.IntVar(&o.steps, "length", envs.DefaultMaxSteps, "episode length in steps")
 	fs.StringVar(&o.out, "o", "", "output file: a GIF, or a PNG with --frame (required; - for standard output)")
-	fs.StringVar(&o.span, "steps", "", "frames of the GIF: A-B, inclusive (default: all, 0 to the episode length)")
+	fs.StringVar(&o.span, "frames", "", "frames of the GIF: A-B, inclusive (default: all, 0 to the episode length)")
+	fs.alias("steps", "frames") // its old name, deprecated: --steps is the episode length elsewhere
 	fs.Func("frame", "write frame `T` as a PNG instead of a GIF (repeatable)", func(s string) error {
 		o.frames = append(o.frames, s)
 		return nil
@@ -169,19 +172,22 @@ func (o *renderOptions) plan() (*renderPlan, error) {
 		if ext == ".png" {
 			return nil, usagef("-o %s: an episode is written as a GIF; pass --frame T for a PNG", o.out)
 		}
+		if ext != ".gif" && ext != "" && o.out != "-" {
+			return nil, usagef("-o %s: render writes an animated GIF, whatever the name says; name the output NAME.gif", o.out)
+		}
 		if o.span != "" {
 			var err error
 			if p.from, p.to, err = parseSpan(o.span, o.steps); err != nil {
-				return nil, usagef("--steps: %v", err)
+				return nil, usagef("--frames: %v", err)
 			}
 		}
 		p.files = []string{o.out}
 		return p, nil
 	}
 	if o.span != "" {
-		return nil, usagef("--steps selects the frames of a GIF; with --frame, name each frame")
+		return nil, usagef("--frames selects the frames of a GIF; with --frame, name each frame")
 	}
-	if ext == ".gif" {
+	if ext != ".png" && ext != "" && o.out != "-" {
 		return nil, usagef("-o %s: --frame writes PNGs; name the output NAME.png", o.out)
 	}
 	if o.out == "-" && len(o.frames) > 1 {

@@ -31,7 +31,7 @@ func TestRenderGIF(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "episode.gif")
 	code, stdout, stderr := runCLI(t, context.Background(), "render", "--game", "cleanup", "--agents", "4",
-		"--policy", "exploit", "--vs", "random", "--seed", "3", "--steps", "5-24", "--fps", "20", "--scale", "4", "-o", out)
+		"--policy", "exploit", "--vs", "random", "--seed", "3", "--frames", "5-24", "--fps", "20", "--scale", "4", "-o", out)
 	if code != 0 || stderr != "" || !strings.Contains(stdout, "wrote "+out) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -143,13 +143,15 @@ func TestRenderBadInput(t *testing.T) {
 		{[]string{}, 2, "-o is required"},
 		{[]string{"-o", pngOut}, 2, "pass --frame T for a PNG"},
 		{[]string{"-o", gifOut, "--frame", "3"}, 2, "--frame writes PNGs"},
-		{[]string{"-o", gifOut, "--steps", "9-3"}, 2, `range "9-3" runs backwards`},
-		{[]string{"-o", gifOut, "--steps", "0-1001"}, 2, "beyond the episode (frames 0-1000 for --length 1000)"},
-		{[]string{"-o", gifOut, "--steps", "a-b"}, 2, "not a frame range"},
+		{[]string{"-o", gifOut, "--frames", "9-3"}, 2, `--frames: range "9-3" runs backwards`},
+		{[]string{"-o", gifOut, "--frames", "0-1001"}, 2, "beyond the episode (frames 0-1000 for --length 1000)"},
+		{[]string{"-o", gifOut, "--steps", "a-b"}, 2, "not a frame range"}, // the old name, still taken
+		{[]string{"-o", filepath.Join(dir, "ep.mp4")}, 2, "-o " + filepath.Join(dir, "ep.mp4") + ": render writes an animated GIF"},
+		{[]string{"-o", filepath.Join(dir, "f.jpg"), "--frame", "3"}, 2, "--frame writes PNGs"},
 		{[]string{"-o", pngOut, "--frame", "51", "--length", "50"}, 2, "--frame 51 is beyond the episode"},
 		{[]string{"-o", pngOut, "--frame", "-2"}, 2, "not a frame number"},
 		{[]string{"-o", pngOut, "--frame", "2", "--frame", "2"}, 2, "--frame 2 appears twice"},
-		{[]string{"-o", pngOut, "--frame", "2", "--steps", "0-3"}, 2, "with --frame, name each frame"},
+		{[]string{"-o", pngOut, "--frame", "2", "--frames", "0-3"}, 2, "with --frame, name each frame"},
 		{[]string{"-o", "-", "--frame", "2", "--frame", "3"}, 2, "-o - takes one --frame"},
 		{[]string{"-o", gifOut, "--scale", "0"}, 2, "--scale 0: out of range; want an integer from 1 to 64"},
 		{[]string{"-o", gifOut, "--fps", "60"}, 2, "--fps 60: out of range; want a number above 0 and at most 50"},

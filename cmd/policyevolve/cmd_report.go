@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"policyevolve/render"
@@ -60,6 +61,9 @@ is committed. Replaying a source champion needs the sandbox (--backend).`, stdou
 func runReport(ctx context.Context, o reportOptions, stdout, stderr io.Writer) error {
 	if o.out == "" {
 		return usagef("-o is required: the HTML file to write")
+	}
+	if ext := strings.ToLower(filepath.Ext(o.out)); ext != ".html" && ext != ".htm" && ext != "" && o.out != "-" {
+		return usagef("-o %s: report writes an HTML page, whatever the name says; name the output NAME.html", o.out)
 	}
 	from, to, err := parseSpan(o.steps, math.MaxInt32)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"policyevolve/envs/ssd"
 	"policyevolve/evolve/experiment"
 	"policyevolve/internal/htmlcheck"
+	"policyevolve/render"
 	"policyevolve/report"
 	"policyevolve/store"
 )
@@ -80,8 +81,9 @@ func TestReport(t *testing.T) {
 	run2 := filepath.Join(dir, "run-2.html")
 	t.Run("population", func(t *testing.T) {
 		p := page(t, "run-2", run2)
-		// Four metric charts, Elo, lineage, six comparison charts.
-		if p.Elements["svg"] != 12 || p.Elements["img"] != 1 {
+		// Four metric charts, Elo, lineage, six comparison charts, and a
+		// swatch per colour of the replay's key.
+		if p.Elements["svg"] != 12+len(render.Legend(ssd.Gathering)) || p.Elements["img"] != 1 {
 			t.Errorf("elements %v", p.Elements)
 		}
 		for _, want := range []string{"Elo of global/gathering/small/4/60@welfare#cmp-", "Champion by welfare", "Final pool", "Comparison cmp-", "package policy"} {
@@ -210,6 +212,7 @@ func TestReport(t *testing.T) {
 			{[]string{"cmp-00000000", "-o", out, "--store", db}, exitFailure, `no comparison "cmp-00000000"`},
 			{[]string{"run-1", "-o", out, "--store", filepath.Join(dir, "none.db")}, exitFailure, "no store at"},
 			{[]string{"run-1", "--store", db}, exitUsage, "-o is required"},
+			{[]string{"run-1", "-o", filepath.Join(dir, "out.png"), "--store", db}, exitUsage, "report writes an HTML page, whatever the name says"},
 			{[]string{"run-1", "run-2", "-o", out, "--store", db}, exitUsage, "want one run id"},
 			{[]string{"run-1", "-o", out, "--store", db, "--bogus"}, exitUsage, "unknown flag --bogus"},
 			{[]string{"run-1", "-o", out, "--store", db, "--scale", "0"}, exitUsage, "--scale 0: out of range"},

@@ -12,10 +12,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"policyevolve/envs"
-	"policyevolve/envs/ssd"
 	"policyevolve/evolve"
 	"policyevolve/evolve/episode"
+	"policyevolve/internal/plural"
 	"policyevolve/store"
 )
 
@@ -79,7 +78,7 @@ job writes.`, stdout)
 		if r.Champion != "" {
 			champ = r.Champion[:12]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s/%s/%d/%d\t%s\t%s\t%d/%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.Mode, cfg.Game, mapName(cfg), cfg.Agents, cfg.Steps,
+		fmt.Fprintf(tw, "%s\t%s\t%s/%s/%d/%d\t%s\t%s\t%d/%d\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.Mode, cfg.Game, cfg.MapName(), cfg.Agents, cfg.Steps,
 			objectiveOf(r.Mode, cfg), status, r.Iterations, cfg.TotalIterations(), r.Usage.Proposals, r.Usage.LLMCalls, r.Usage.CostShort(), champ, r.Updated.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
@@ -93,17 +92,6 @@ func objectiveOf(mode string, cfg evolve.JobConfig) string {
 		return string(cfg.Objective)
 	}
 	return "-"
-}
-
-// mapName is the map a run plays: its --map, else its game's paper map.
-func mapName(cfg evolve.JobConfig) string {
-	if cfg.Map != "" {
-		return cfg.Map
-	}
-	if g, err := ssd.ParseGame(cfg.Game); err == nil {
-		return envs.DefaultMap(g)
-	}
-	return "default"
 }
 
 func cmdRunsShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -129,7 +117,9 @@ and the champion after it.`, stdout)
 	var its []store.Iteration
 	var origins map[string]store.Origin // of the candidates' policies
 	if err := s.View(func(tx *store.Tx) (err error) {
-		if run, err = tx.Run(id); err != nil {
+		if run, err = tx.Run(id); errors.Is(err, store.ErrNotFound) {
+			return noRun(id, o.storeOptions)
+		} else if err != nil {
 			return err
 		}
 		if its, err = tx.Iterations(run.ID); err != nil {
@@ -167,8 +157,8 @@ and the champion after it.`, stdout)
 	fmt.Fprintf(stdout, "\nobjective %s: %s", cfg.Objective, cfg.DescribeObjective(seedWords))
 	fmt.Fprintf(stdout, "\nstarted %s, updated %s\n", run.Started.Local().Format(time.DateTime), run.Updated.Local().Format(time.DateTime))
 	u := run.Usage
-	fmt.Fprintf(stdout, "spent: %d planner calls, %d LLM calls (%d tokens in, %d out), %s, %d episodes, %s\n",
-		u.Proposals, u.LLMCalls, u.InputTokens, u.OutputTokens, u.CostWords(), u.Episodes, (time.Duration(u.WallSeconds) * time.Second).String())
+	fmt.Fprintf(stdout, "spent: %s, %s (%d tokens in, %d out), %s, %s, %s\n",
+		plural.N(u.Proposals, "planner call"), plural.N(u.LLMCalls, "LLM call"), u.InputTokens, u.OutputTokens, u.CostWords(), plural.N(u.Episodes, "episode"), (time.Duration(u.WallSeconds) * time.Second).String())
 	pretty, _ := json.MarshalIndent(cfg, "  ", "  ")
 	fmt.Fprintf(stdout, "configuration:\n  %s\n", pretty)
 	rechecked, err := rechecks(s, cfg, its)
@@ -244,7 +234,7 @@ and the champion after it.`, stdout)
 			fmt.Fprintf(stdout, "  refused or failed on the way: %s\n", r)
 		}
 		if it.Champion != "" {
-			fmt.Fprintf(stdout, "  champion by %s %.12s: efficiency %.4f", cfg.Objective, it.Champion, it.Best.Efficiency)
+			fmt.Fprintf(stdout, "  champion by %s %.12s: efficiency %.4f", cfg.ChampionBy(), it.Champion, it.Best.Efficiency)
 			if r, ok := rechecked[it.Champion]; ok {
 				fmt.Fprintf(stdout, " (%s)", r)
 			}
@@ -267,6 +257,20 @@ and the champion after it.`, stdout)
 	}
 	return nil
 }
+
+// noRun is the error for a run id the store does not hold, as every
+// command that takes one says it (exit 1, wrapping store.ErrNotFound),
+// with the command that lists the runs.
+func noRun(id string, o storeOptions) error {
+	return notFound{fmt.Sprintf("no run %s in the store (%s runs ls%s lists them)", id, self(), storeFlag(o))}
+}
+
+// notFound is a message that says what is missing; it wraps
+// store.ErrNotFound without repeating its words.
+type notFound struct{ msg string }
+
+func (e notFound) Error() string { return e.msg }
+func (e notFound) Unwrap() error { return store.ErrNotFound }
 
 // invasionWords says how a candidate's invasion test went.
 func invasionWords(inv *store.Invasion) string {

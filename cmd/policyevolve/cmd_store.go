@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"policyevolve/internal/plural"
 	"policyevolve/store"
 )
 
@@ -46,7 +47,7 @@ Prints OK, or the problems (exit status 1). Reads only.`, stdout)
 		if strings.HasPrefix(problems[n-1], "…") {
 			n--
 		}
-		return fmt.Errorf("%w: %s: %d problem%s (listed above), the first: %s", store.ErrDamaged, so.path, n, plural(n), problems[0])
+		return fmt.Errorf("%w: %s: %s (listed above), the first: %s", store.ErrDamaged, so.path, plural.N(n, "problem"), problems[0])
 	}
 	s, err := so.open(readStore)
 	if err != nil {
@@ -71,7 +72,7 @@ Prints OK, or the problems (exit status 1). Reads only.`, stdout)
 	if schema < store.SchemaVersion {
 		older = fmt.Sprintf(" (a command that writes migrates it to %d)", store.SchemaVersion)
 	}
-	fmt.Fprintf(stdout, "OK %s: schema %d%s, %d policies, %d pools\n", so.path, schema, older, np, npools)
+	fmt.Fprintf(stdout, "OK %s: schema %d%s, %s, %s\n", so.path, schema, older, plural.N(np, "policy"), plural.N(npools, "pool"))
 	return nil
 }
 
@@ -95,12 +96,4 @@ processes wait for the store meanwhile.`, stdout)
 	}
 	fmt.Fprintf(stdout, "compacted %s: %d -> %d bytes\n", so.path, before, after)
 	return nil
-}
-
-// plural is "s" unless n is 1.
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -14,6 +14,7 @@ import (
 
 	"policyevolve/evolve/tune"
 	"policyevolve/internal/outfile"
+	"policyevolve/internal/plural"
 )
 
 type tuneOptions struct {
@@ -156,7 +157,7 @@ func tuneFile(ctx context.Context, o tuneOptions, cfg tune.Config, prog *tunePro
 }
 
 func printTune(w io.Writer, r *tune.Result, train, held []uint64) {
-	fmt.Fprintf(w, "%d constants tuned, %d candidates scored (%d failed):\n", len(r.Literals), r.Evaluations, r.Failed)
+	fmt.Fprintf(w, "%s tuned, %s scored (%d failed):\n", plural.N(len(r.Literals), "constant"), plural.N(r.Evaluations, "candidate"), r.Failed)
 	for _, l := range r.Literals {
 		fmt.Fprintf(w, "  %s\n", l)
 	}

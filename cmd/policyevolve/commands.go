@@ -53,6 +53,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitOK
 	}
 	name := args[0]
+	if name == "--version" || name == "-version" {
+		name = "version"
+	}
 	cmd, ok := commands[name]
 	if !ok {
 		fmt.Fprintf(stderr, "policyevolve: unknown command %q%s (run %s help)\n", name, didYouMean(name, mapKeys(commands), ""), self())

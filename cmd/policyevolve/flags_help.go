@@ -45,7 +45,7 @@ func (fs *flagSet) printFlags(w io.Writer) {
 				notes = append(notes, sp)
 			}
 		}
-		if showDefault(f, r) && !strings.Contains(usage, "(default") {
+		if showDefault(f, r, typ) && !strings.Contains(usage, "(default") {
 			def := f.DefValue
 			if typ == "string" {
 				def = fmt.Sprintf("%q", def)
@@ -65,8 +65,12 @@ func (fs *flagSet) printFlags(w io.Writer) {
 }
 
 // showDefault reports whether a flag's default is worth printing: not a
-// zero value, nor the value that stands for "not given".
-func showDefault(f *flag.Flag, r rule) bool {
+// zero value, nor the value that stands for "not given". A text flag's
+// "0" is a value (--match-seeds 0: seed 0), shown.
+func showDefault(f *flag.Flag, r rule, typ string) bool {
+	if f.DefValue == "0" && typ != "int" && typ != "float" && typ != "uint" && typ != "duration" {
+		return r.unset != "0"
+	}
 	switch f.DefValue {
 	case "", "0", "false", "0s", "[]", r.unset:
 		return false
@@ -89,12 +93,21 @@ var (
 
 // flagError rewords an error of the flag package: flags with two dashes,
 // and for a flag this command does not have, the one it may have meant.
+// invalidValue is the flag package's message for a value a flag's Set
+// refused: the value, the flag's name, the reason.
+var invalidValue = regexp.MustCompile(`^invalid value "(.*)" for flag -(\S+): (.*)$`)
+
 func (fs *flagSet) flagError(err error) string {
 	msg := err.Error()
 	if m := undefinedFlag.FindStringSubmatch(msg); m != nil {
 		var names []string
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 		return fmt.Sprintf("unknown flag %s%s", dashes(m[1]), didYouMean(m[1], names, "--"))
+	}
+	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		// As every other bad value is said: "--objective x: unknown
+		// objective …", not the flag package's "invalid value … for flag".
+		return fmt.Sprintf("%s %s: %s", dashes(m[2]), m[1], m[3])
 	}
 	return oneDashFlag.ReplaceAllStringFunc(msg, func(s string) string {
 		m := oneDashFlag.FindStringSubmatch(s)

@@ -33,12 +33,23 @@ func (o *storeOptions) open(mode storeMode) (*store.Store, error) {
 	if st, err := os.Stat(o.path); err == nil && st.IsDir() {
 		return nil, usagef("--store %s is a directory: name the store's file (e.g. %s)", o.path, filepath.Join(o.path, store.DefaultPath))
 	}
+	if dir := filepath.Dir(o.path); mode == createStore && !isDirectory(dir) {
+		if _, err := os.Stat(o.path); err != nil {
+			return nil, usagef("--store %s: the directory %s does not exist (create it with mkdir -p %s, or name a store in an existing directory)", o.path, dir, dir)
+		}
+	}
 	if mode != createStore {
 		if _, err := os.Stat(o.path); err != nil {
 			return nil, fmt.Errorf("no store at %s (create one with %s evolve or %s pool import, or pass --store)", o.path, self(), self())
 		}
 	}
 	return store.Open(o.path, store.Options{ReadOnly: mode == readStore})
+}
+
+// isDirectory says whether dir is an existing directory.
+func isDirectory(dir string) bool {
+	st, err := os.Stat(dir)
+	return err == nil && st.IsDir()
 }
 
 // resolve turns an id prefix into a full policy id.
@@ -66,4 +77,12 @@ func storeFlag(o storeOptions) string {
 		return ""
 	}
 	return " --store " + o.path
+}
+
+// removeStore removes a store file this command made and the lock files
+// beside it.
+func removeStore(path string) {
+	for _, p := range []string{path, path + ".lock", path + ".gate"} {
+		os.Remove(p)
+	}
 }

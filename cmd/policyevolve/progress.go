@@ -8,10 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"policyevolve/distrib"
 	"policyevolve/evolve"
+	"policyevolve/internal/plural"
 	"policyevolve/store"
 )
 
@@ -26,9 +25,10 @@ import (
 // the JSON events): "iteration 2 (3 of 5)" is the third of five.
 type evolveProgress struct {
 	mu    sync.Mutex
-	out   io.Writer // events as JSON, or nil
-	w     io.Writer // lines
-	bar   *progressbar.ProgressBar
+	out   io.Writer  // events as JSON, or nil
+	w     io.Writer  // lines
+	bar   *termBar   // on a terminal, once the job has started
+	width func() int // the terminal's columns (terminalWidth)
 	phase string
 	best  string
 	desc  string // the bar's description, without the queue
@@ -54,6 +54,7 @@ const progressEvery = 30 * time.Second
 
 func newEvolveProgress(stdout, stderr io.Writer, asJSON bool) *evolveProgress {
 	p := &evolveProgress{w: stderr, clock: realClock{}, iteration: -1}
+	p.width = func() int { return terminalWidth(p.w) }
 	if asJSON {
 		p.out = stdout
 	}
@@ -75,18 +76,10 @@ func (p *evolveProgress) Report(e evolve.Event) {
 	}
 	total := max(e.Iterations, 1)
 	if p.bar == nil && isTerminal(p.w) && e.Kind != evolve.EventDone && e.Kind != evolve.EventStopped {
-		p.bar = progressbar.NewOptions(total,
-			// A plain writer: progressbar syncs an *os.File on every redraw.
-			progressbar.OptionSetWriter(struct{ io.Writer }{p.w}),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetItsString("iterations"),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionFullWidth(),
-		)
-		p.bar.Set(e.Completed)
+		p.bar = newTermBar(p.w, p.width, p.clock, total)
+		p.bar.set(e.Completed)
 	}
-	usage := fmt.Sprintf("%d calls", e.Usage.Proposals)
+	usage := plural.N(e.Usage.Proposals, "call")
 	if e.Usage.LLMCalls > 0 {
 		usage += fmt.Sprintf(", %d LLM, %s", e.Usage.LLMCalls, e.Usage.CostWords())
 	}
@@ -117,8 +110,8 @@ func (p *evolveProgress) Report(e evolve.Event) {
 			p.line(line)
 		}
 		if p.bar != nil {
-			p.bar.Describe(fmt.Sprintf("iteration %d done (%d of %d) — %s — %s", e.Iteration, e.Completed, total, p.best, usage))
-			p.bar.Set(e.Completed)
+			p.bar.done = min(e.Completed, p.bar.total)
+			p.describe(fmt.Sprintf("iteration %d done (%d of %d) — %s — %s", e.Iteration, e.Completed, total, p.best, usage))
 		} else {
 			p.line(fmt.Sprintf("iteration %d done (%d of %d): %s — %s", e.Iteration, e.Completed, total, p.best, usage))
 			if e.Profile != nil {
@@ -185,7 +178,7 @@ func (p *evolveProgress) status() string {
 		}
 		if p.activity != nil && p.quiet {
 			_, episodes := p.activity()
-			what += fmt.Sprintf("; %d episodes so far", episodes)
+			what += fmt.Sprintf("; %s so far", plural.N(episodes, "episode"))
 		}
 		return fmt.Sprintf("%s%s — %s", p.prefix, what, shortDuration(now.Sub(p.begun).Round(time.Second)))
 	}
@@ -195,16 +188,19 @@ func (p *evolveProgress) status() string {
 	}
 	if p.activity != nil {
 		calls, episodes := p.activity()
-		s += fmt.Sprintf("; %d planner calls and %d episodes so far", calls, episodes)
+		s += fmt.Sprintf("; %s and %s so far", plural.N(calls, "planner call"), plural.N(episodes, "episode"))
 	}
 	return s + fmt.Sprintf(" — %s into the iteration", shortDuration(now.Sub(p.iterationBegun).Round(time.Second)))
 }
 
 // heartbeat prints status off a terminal whenever nothing was printed
 // for every, until the returned function is called. On a terminal the
-// bar shows where the job is.
+// bar shows where the job is, redrawn every barEvery (its elapsed time
+// moves while no event comes).
 func (p *evolveProgress) heartbeat(every time.Duration) (stop func()) {
-	if isTerminal(p.w) {
+	if isTerminal(p.w) && p.out == nil {
+		return p.redraws(barEvery)
+	} else if isTerminal(p.w) {
 		return func() {}
 	}
 	quit, done := make(chan struct{}), make(chan struct{})
@@ -217,6 +213,34 @@ func (p *evolveProgress) heartbeat(every time.Duration) (stop func()) {
 			case <-p.clock.After(every):
 			}
 			p.beat(every)
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
+}
+
+// barEvery is how often the bar is redrawn without an event.
+const barEvery = time.Second
+
+// redraws redraws the bar every every, until the returned function is
+// called.
+func (p *evolveProgress) redraws(every time.Duration) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-p.clock.After(every):
+			}
+			p.mu.Lock()
+			if p.bar != nil {
+				p.bar.draw()
+			}
+			p.mu.Unlock()
 		}
 	}()
 	return func() {
@@ -256,7 +280,7 @@ func (p *evolveProgress) describe(s string) {
 		if p.queue != "" {
 			s += " — " + p.queue
 		}
-		p.bar.Describe(s)
+		p.bar.describe(s)
 	}
 }
 
@@ -328,18 +352,21 @@ func (p *evolveProgress) watchQueue(stats func(context.Context) (distrib.RemoteS
 // line prints a line above the bar, if any. The caller holds mu.
 func (p *evolveProgress) line(s string) {
 	if p.bar != nil {
-		p.bar.Clear()
+		p.bar.clear()
 	}
 	fmt.Fprintln(p.w, s)
 	p.lastLine = p.clock.Now()
+	if p.bar != nil {
+		p.bar.draw()
+	}
 }
 
-// close ends the bar's line.
+// close ends the bar's line, the bar left as the job left it (a run
+// stopped after 1 of 3 iterations shows 33%, not 100%).
 func (p *evolveProgress) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.bar != nil {
-		p.bar.Finish()
-		fmt.Fprintln(p.w)
+		p.bar.finish()
 	}
 }

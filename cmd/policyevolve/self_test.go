@@ -64,9 +64,15 @@ func TestDidYouMean(t *testing.T) {
 		{"rnus", " (did you mean runs?)"},
 		{"xyz", ""},
 		{"deploy", ""},
+		{"ru", " (did you mean runs?)"}, // the only command it starts
+		{"re", ""},                      // report or render: no guess
 	} {
 		if got := didYouMean(c.word, names, ""); got != c.want {
 			t.Errorf("didYouMean(%q) = %q, want %q", c.word, got, c.want)
 		}
+	}
+	pool := mapKeys(poolCommands)
+	if got, want := didYouMean("sh", pool, ""), " (did you mean show?)"; got != want {
+		t.Errorf("pool: didYouMean(sh) = %q, want %q", got, want)
 	}
 }

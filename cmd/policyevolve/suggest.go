@@ -9,7 +9,9 @@ import (
 // didYouMean names the candidate closest to a mistyped word, as
 // " (did you mean PREFIXname?)", or "" when none is close: a candidate
 // within two edits (one for words of three letters or fewer), or one the
-// word starts.
+// word starts (the first such for a word of three letters or more; the
+// only one for a two-letter word: pool sh → show, but re is not guessed
+// between render and report).
 func didYouMean(word string, candidates []string, prefix string) string {
 	best, bestD := "", 0
 	for _, c := range slices.Sorted(slices.Values(candidates)) {
@@ -23,10 +25,14 @@ func didYouMean(word string, candidates []string, prefix string) string {
 		limit = 1
 	}
 	if best == "" || bestD > limit {
+		var starts []string
 		for _, c := range slices.Sorted(slices.Values(candidates)) {
-			if len(word) >= 3 && strings.HasPrefix(c, word) {
-				return " (did you mean " + prefix + c + "?)"
+			if len(word) >= 2 && strings.HasPrefix(c, word) {
+				starts = append(starts, c)
 			}
+		}
+		if len(starts) == 1 || len(starts) > 1 && len(word) >= 3 {
+			return " (did you mean " + prefix + starts[0] + "?)"
 		}
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"policyevolve/baselines/qlearn"
@@ -18,6 +19,7 @@ import (
 	"policyevolve/evolve/arena"
 	"policyevolve/evolve/episode"
 	"policyevolve/evolve/planner"
+	"policyevolve/internal/plural"
 	"policyevolve/pool"
 	"policyevolve/sandbox"
 	"policyevolve/store"
@@ -346,7 +348,7 @@ func (e *Experiment) league(ctx context.Context, env episode.Env, report *Report
 		addPlayer(baselineIDs[name])
 		report.Rows = append(report.Rows, Row{Method: name, Champions: []string{baselineIDs[name]}})
 	}
-	e.logf("league of %d policies", len(players))
+	e.logf("league of %s", plural.N(len(players), "policy"))
 	// Names for the players in the extra tables: "bfs", or the method
 	// whose champion it is and a short id.
 	playerName := func(id string) string {
@@ -361,8 +363,15 @@ func (e *Experiment) league(ctx context.Context, env episode.Env, report *Report
 		return fmt.Sprintf("%.8s", id)
 	}
 	game, _ := ssd.ParseGame(env.Config.Game)
-	if e.Transfer || e.Invaders {
-		e.logf("transfer %v, invaders %v", e.Transfer, e.Invaders)
+	var extras []string
+	if e.Transfer {
+		extras = append(extras, "each champion on every map of the game (transfer)")
+	}
+	if e.Invaders {
+		extras = append(extras, "each champion's worst invader among the league's players (invaders)")
+	}
+	if len(extras) > 0 {
+		e.logf("after the league: %s", strings.Join(extras, "; "))
 	}
 	league, err := a.League(ctx, players, b.MatchSeeds)
 	if err != nil {
@@ -469,8 +478,8 @@ func (e *Experiment) run(ctx context.Context, cfg evolve.JobConfig) (*store.Run,
 	if run.Stopped() == store.StopInterrupted {
 		return nil, context.Canceled
 	}
-	e.logf("%s: %s after %d iterations, %d planner calls, champion %.12s",
-		run.ID, run.Status, run.Iterations, run.Usage.Proposals, run.Champion)
+	e.logf("%s: %s after %s, %s, champion %.12s",
+		run.ID, run.Status, plural.N(run.Iterations, "iteration"), plural.N(run.Usage.Proposals, "planner call"), run.Champion)
 	return run, nil
 }
 

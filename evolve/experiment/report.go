@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"policyevolve/internal/outfile"
+	"policyevolve/internal/plural"
 	"policyevolve/pool"
 	"policyevolve/store"
 )
@@ -110,6 +111,28 @@ func (s Stat) String() string {
 	return fmt.Sprintf("%s (%s–%s)", trimFloat(s.Mean), trimFloat(s.Min), trimFloat(s.Max))
 }
 
+// Count is the Stat of a count (planner calls, LLM calls, tokens): as
+// String, but a whole number printed as one ("12", not "12.00"); a mean
+// over runs that is not whole keeps one decimal ("4.5 (4–5)").
+func (s Stat) Count() string {
+	switch {
+	case s.N == 0:
+		return "-"
+	case s.N == 1 || s.Min == s.Max:
+		return FormatCount(s.Mean)
+	}
+	return fmt.Sprintf("%s (%s–%s)", FormatCount(s.Mean), FormatCount(s.Min), FormatCount(s.Max))
+}
+
+// FormatCount prints a count: whole numbers without decimals, others
+// with one.
+func FormatCount(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
 func trimFloat(v float64) string {
 	switch a := math.Abs(v); {
 	case a >= 100:
@@ -126,15 +149,15 @@ var Columns = []string{"method", "efficiency", "equality", "sustainability", "pe
 
 func (r Row) cells() []string {
 	return []string{r.Method, r.Efficiency.String(), r.Equality.String(), r.Sustainability.String(), r.Peace.String(),
-		r.Rating.String(), r.Exploitability.String(), r.PlannerCalls.String(), r.LLMCalls.String(), r.Tokens.String(),
+		r.Rating.String(), r.Exploitability.String(), r.PlannerCalls.Count(), r.LLMCalls.Count(), r.Tokens.Count(),
 		r.Cost.String(), r.WallSeconds.String()}
 }
 
 // WriteMarkdown prints the table, then the extra tables when there are
 // any.
 func (rep *Report) WriteMarkdown(w io.Writer) {
-	fmt.Fprintf(w, "%s, %d agents, %d steps: %d runs per method, %d planner calls per run, self-play seeds %v; objective %s\n\n",
-		rep.Env.Game+" on "+rep.Env.Map, rep.Env.Agents, rep.Env.MaxSteps, rep.Runs, rep.Budget, rep.Seeds, pool.Stored(rep.Objective))
+	fmt.Fprintf(w, "%s, %s, %d steps: %s per method, %s per run, self-play seeds %v; objective %s\n\n",
+		rep.Env.Game+" on "+rep.Env.Map, plural.N(rep.Env.Agents, "agent"), rep.Env.MaxSteps, plural.N(rep.Runs, "run"), plural.N(rep.Budget, "planner call"), rep.Seeds, pool.Stored(rep.Objective))
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(Columns, " | "), strings.Repeat("---|", len(Columns)))
 	for _, r := range rep.Rows {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(r.cells(), " | "))
@@ -143,7 +166,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "Champions: each run's best by the objective %s (%s). League rating: Bradley–Terry over the league's mixed matches, whatever the objective.\n",
 		pool.Stored(rep.Objective), championRule(rep.Objective))
 	if rep.QLearnEpisodes > 0 {
-		fmt.Fprintf(w, "qlearn: the tabular Q-learner trained for %d episodes per seed, with no planner call; its wall time is its training time.\n", rep.QLearnEpisodes)
+		fmt.Fprintf(w, "qlearn: the tabular Q-learner trained for %s per seed, with no planner call; its wall time is its training time.\n", plural.N(rep.QLearnEpisodes, "episode"))
 	}
 	rep.writeExtras(w)
 }

@@ -5,6 +5,11 @@ package textdiff
 
 import "strings"
 
+// DefaultContext is how many unchanged lines a diff shows around each
+// change, in the terminal (pool diff) and on the web (the diff page)
+// alike: unified diff's usual three.
+const DefaultContext = 3
+
 // Line is one line of a diff: Op is ' ' for a line of both texts, '-'
 // for a line only in the first, '+' for one only in the second, and '@'
 // for a run of Skipped unchanged lines left out (Text empty).
@@ -16,8 +21,9 @@ type Line struct {
 
 // Lines is the diff of a and b with every unchanged line kept. It uses a
 // longest common subsequence, quadratic in the number of lines, which
-// policy sources (a few hundred lines) keep cheap. Where a line is
-// replaced, the added line comes before the removed one.
+// policy sources (a few hundred lines) keep cheap. Where lines are
+// replaced, the removed lines come before the added ones, as in a
+// unified diff.
 func Lines(a, b string) []Line {
 	x, y := strings.Split(strings.TrimRight(a, "\n"), "\n"), strings.Split(strings.TrimRight(b, "\n"), "\n")
 	n, m := len(x), len(y)
@@ -42,12 +48,12 @@ func Lines(a, b string) []Line {
 			ops = append(ops, Line{Op: ' ', Text: x[i]})
 			i++
 			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, Line{Op: '+', Text: y[j]})
-			j++
-		default:
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
 			ops = append(ops, Line{Op: '-', Text: x[i]})
 			i++
+		default:
+			ops = append(ops, Line{Op: '+', Text: y[j]})
+			j++
 		}
 	}
 	return ops

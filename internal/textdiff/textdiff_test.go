@@ -29,9 +29,11 @@ func TestLinesAndContext(t *testing.T) {
 		changed bool
 	}{
 		{"same", a, a, 1, "", false},
-		{"one changed, one added", a, b, 1, "@3\n 4\n+five\n-5\n 6\n@1\n 8\n+9\n", true},
-		{"no context", a, b, 0, "@4\n+five\n-5\n@3\n+9\n", true},
-		{"from nothing", "", "x\n", 2, "+x\n-\n", true},
+		// A replaced line: the removed one first, as in a unified diff.
+		{"one changed, one added", a, b, 1, "@3\n 4\n-5\n+five\n 6\n@1\n 8\n+9\n", true},
+		{"no context", a, b, 0, "@4\n-5\n+five\n@3\n+9\n", true},
+		{"from nothing", "", "x\n", 2, "-\n+x\n", true},
+		{"a block replaced", "k\na\nb\nk2\n", "k\nc\nd\nk2\n", 1, " k\n-a\n-b\n+c\n+d\n k2\n", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, changed := Context(Lines(tc.a, tc.b), tc.context)
