@@ -3,7 +3,7 @@ package llm
 import (
 	"context"
 	"fmt"
-	"os"
+	"policyevolve/internal/infile"
 	"strings"
 	"sync"
 )
@@ -33,8 +33,12 @@ type replayBackend struct {
 // ReplayMarker starts an answer in a replay file.
 const ReplayMarker = "=== answer"
 
+// MaxReplayFile bounds a replay file: a few hundred answers of a policy
+// each.
+const MaxReplayFile = 64 << 20
+
 func loadReplay(path string) (*replayBackend, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, MaxReplayFile)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"policyevolve/evolve/episode"
 	"strings"
 	"text/tabwriter"
 
@@ -273,7 +274,7 @@ func (o *playOptions) env() (*envs.Env, *envs.Map, error) {
 	if o.mapArg == "" {
 		o.mapArg = envs.DefaultMap(game)
 	}
-	m, err := envs.ResolveMap(game, o.mapArg)
+	m, err := episode.ResolveMap(game, o.mapArg)
 	if err != nil {
 		return nil, nil, usagef("--map: %v", err)
 	}
@@ -320,7 +321,7 @@ func (l *policyLoader) actor(ctx context.Context, flag, policy string) (actor en
 		}
 		return &envs.PolicyActor{New: factory}, false, nil
 	}
-	src, err := os.ReadFile(policy)
+	src, err := readSource(policy)
 	if err != nil {
 		return nil, true, usagef("%s: %v", flag, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"policyevolve/baselines/qlearn"
@@ -67,7 +66,7 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 		if tab, err = loadQTable(path, game); err != nil {
 			return usagef("%v", err)
 		}
-	} else if src, err = os.ReadFile(pos[0]); err != nil {
+	} else if src, err = readSource(pos[0]); err != nil {
 		return usagef("%v", err)
 	}
 	ar, err := openArena(&so, createStore, &eo, &sbo, evalSeeds, matchSeeds, stderr)

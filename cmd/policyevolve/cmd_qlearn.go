@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"policyevolve/evolve/episode"
 	"time"
 
 	"policyevolve/baselines/qlearn"
@@ -75,7 +76,7 @@ func runQLearnTrain(ctx context.Context, o qlearnTrainOptions, stdout, stderr io
 	if o.mapArg == "" {
 		o.mapArg = envs.DefaultMap(game)
 	}
-	m, err := envs.ResolveMap(game, o.mapArg)
+	m, err := episode.ResolveMap(game, o.mapArg)
 	if err != nil {
 		return usagef("--map: %v", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -58,7 +57,7 @@ func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Write
 	if err != nil {
 		return usagef("--game: %v", err)
 	}
-	src, err := os.ReadFile(o.file)
+	src, err := readSource(o.file)
 	if err != nil {
 		return usagef("%v", err)
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
+	"policyevolve/internal/infile"
 	"strings"
 	"time"
 
@@ -45,10 +45,14 @@ func newTrainProgress(stderr io.Writer, episodes int) *trainProgress {
 	return p
 }
 
+// maxQTableFile bounds a Q-table file: the largest state space
+// (Cleanup's 11 664 states) written whole is a few MiB.
+const maxQTableFile = 64 << 20
+
 // loadQTable reads a Q-table file for game: a clear error when the file is
 // missing, is not a Q-table, or was trained on the other game.
 func loadQTable(path string, game ssd.Game) (*qlearn.Table, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, maxQTableFile)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ func TestLeafImports(t *testing.T) {
 		"store":             {"go.etcd.io/bbolt", "go.etcd.io/bbolt/errors"},
 		"internal/textdiff": nil,
 		"internal/outfile":  nil,
+		"internal/infile":   nil,
 	} {
 		imports := importsOf(t, filepath.Join("..", "..", filepath.FromSlash(dir)))
 		if len(imports) == 0 {

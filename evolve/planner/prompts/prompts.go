@@ -3,9 +3,12 @@ package prompts
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"policyevolve/internal/infile"
 	"strconv"
 	"strings"
 	"text/template"
@@ -40,6 +43,10 @@ var funcs = template.FuncMap{
 
 // Load parses the embedded templates, each replaced by the file of the
 // same name in dir when dir is not empty.
+// maxTemplateFile bounds a template file of --prompts (the embedded
+// ones are a few KiB).
+const maxTemplateFile = 1 << 20
+
 func Load(dir string) (*Set, error) {
 	t := template.New("prompts").Funcs(funcs).Option("missingkey=error")
 	if dir != "" {
@@ -60,9 +67,9 @@ func Load(dir string) (*Set, error) {
 		}
 		from := "embedded"
 		if dir != "" {
-			if over, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+			if over, err := infile.Read(filepath.Join(dir, name), maxTemplateFile); err == nil {
 				text, from = over, filepath.Join(dir, name)
-			} else if !os.IsNotExist(err) {
+			} else if !errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("prompts: %w", err)
 			}
 		}
