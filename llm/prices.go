@@ -3,8 +3,9 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
-	"policyevolve/internal/infile"
 	"strings"
+
+	"policyevolve/internal/infile"
 )
 
 // Price is what a model costs, in US dollars per million tokens.

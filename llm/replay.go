@@ -3,9 +3,10 @@ package llm
 import (
 	"context"
 	"fmt"
-	"policyevolve/internal/infile"
 	"strings"
 	"sync"
+
+	"policyevolve/internal/infile"
 )
 
 // A replay file holds recorded answers, served in order, one per call:

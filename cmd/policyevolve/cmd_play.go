@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"policyevolve/evolve/episode"
 	"strings"
 	"text/tabwriter"
 
 	"policyevolve/baselines/qlearn"
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/evolve/episode"
 	"policyevolve/render"
 	"policyevolve/sandbox"
 )

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"policyevolve/evolve/episode"
 	"time"
 
 	"policyevolve/baselines/qlearn"
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/evolve/episode"
 	"policyevolve/internal/outfile"
 )
 

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"policyevolve/internal/infile"
 	"sort"
 	"strings"
+
+	"policyevolve/internal/infile"
 
 	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"policyevolve/internal/infile"
 	"strings"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"policyevolve/baselines/qlearn"
 	"policyevolve/envs/ssd"
+	"policyevolve/internal/infile"
 	"policyevolve/store"
 )
 

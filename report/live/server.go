@@ -302,6 +302,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", "5")
 	case errors.Is(err, context.Canceled):
 		code, title = http.StatusServiceUnavailable, "The server is stopping"
+	case errors.Is(err, store.ErrDamaged):
+		// Found before it was read (the store walks a changed file's
+		// pages first): the server goes on, and says so on every page.
+		title = "The store is damaged"
+		s.opt.Log("%s %s: %v", r.Method, r.URL.Path, err)
 	default:
 		s.opt.Log("%s %s: %v", r.Method, r.URL.Path, err)
 	}

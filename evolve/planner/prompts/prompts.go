@@ -8,12 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"policyevolve/internal/infile"
 	"strconv"
 	"strings"
 	"text/template"
 
 	"policyevolve/critic"
+	"policyevolve/internal/infile"
 )
 
 //go:embed templates/*.tmpl
