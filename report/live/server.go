@@ -123,6 +123,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
+		// "OPTIONS *" reaches the guard (405) instead of net/http's own
+		// 200: the server answers GET and HEAD only.
+		DisableGeneralOptionsHandler: true,
 	}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
