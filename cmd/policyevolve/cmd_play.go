@@ -232,6 +232,7 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 	if watch != nil {
 		fmt.Fprintln(stdout)
 	}
+	stdout = termSafeWriter{stdout} // a failure quotes the policy's panic
 	plural := "s"
 	if len(seeds) == 1 {
 		plural = ""

@@ -11,6 +11,7 @@ import (
 )
 
 func cmdPoolShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	stdout = termSafeWriter{stdout} // the source, its name, its failures
 	var so storeOptions
 	fs := newFlagSet("pool show", "ID [flags]", `
 Show everything the store knows of a policy: its source and origin, the

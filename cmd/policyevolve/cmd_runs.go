@@ -107,6 +107,7 @@ func mapName(cfg evolve.JobConfig) string {
 }
 
 func cmdRunsShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	stdout = termSafeWriter{stdout} // refusals and failures quote policies
 	var o runsOptions
 	fs := newFlagSet("runs show", "RUN_ID [flags]", `
 Show one run: its resolved configuration (as stored; a resumed run uses

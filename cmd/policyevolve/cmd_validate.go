@@ -53,6 +53,7 @@ the OS-level confinement its worker ran under.`, stdout)
 }
 
 func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Writer) error {
+	stdout = termSafeWriter{stdout} // what a policy's workers report
 	game, err := ssd.ParseGame(o.game)
 	if err != nil {
 		return usagef("--game: %v", err)

@@ -256,7 +256,7 @@ func (p *evolveProgress) describe(s string) {
 		if p.queue != "" {
 			s += " — " + p.queue
 		}
-		p.bar.Describe(s)
+		p.bar.Describe(termSafe(s))
 	}
 }
 
@@ -323,7 +323,7 @@ func (p *evolveProgress) line(s string) {
 	if p.bar != nil {
 		p.bar.Clear()
 	}
-	fmt.Fprintln(p.w, s)
+	fmt.Fprintln(p.w, termSafe(s)) // refusals quote what policies wrote
 	p.lastLine = p.clock.Now()
 }
 
