@@ -11,7 +11,6 @@ import (
 )
 
 func cmdPoolShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	stdout = termSafeWriter{stdout} // the source, its name, its failures
 	var so storeOptions
 	fs := newFlagSet("pool show", "ID [flags]", `
 Show everything the store knows of a policy: its source and origin, the
@@ -22,6 +21,7 @@ metrics, and every match it played.`, stdout)
 	if err != nil {
 		return err
 	}
+	stdout = termSafeWriter{stdout} // the source, its name, its failures
 	s, err := so.open(readStore)
 	if err != nil {
 		return err

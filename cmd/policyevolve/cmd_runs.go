@@ -107,7 +107,6 @@ func mapName(cfg evolve.JobConfig) string {
 }
 
 func cmdRunsShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	stdout = termSafeWriter{stdout} // refusals and failures quote policies
 	var o runsOptions
 	fs := newFlagSet("runs show", "RUN_ID [flags]", `
 Show one run: its resolved configuration (as stored; a resumed run uses
@@ -122,6 +121,7 @@ and the champion after it.`, stdout)
 	if err != nil {
 		return err
 	}
+	stdout = termSafeWriter{stdout} // refusals and failures quote policies
 	s, err := o.storeOptions.open(readStore)
 	if err != nil {
 		return err
