@@ -46,3 +46,17 @@ func TestUserFilesNotRegular(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptsNotADirectory: --prompts naming a named pipe is refused, not
+// opened (which would block).
+func TestPromptsNotADirectory(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI(t, context.Background(), "evolve", "--store", filepath.Join(dir, "s.db"), "--llm", "exec:true", "--prompts", fifo)
+	if code == 0 || !strings.Contains(errOut, fifo+" is not a directory") {
+		t.Errorf("exit %d, %s", code, errOut)
+	}
+}

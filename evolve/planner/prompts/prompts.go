@@ -50,6 +50,12 @@ const maxTemplateFile = 1 << 20
 func Load(dir string) (*Set, error) {
 	t := template.New("prompts").Funcs(funcs).Option("missingkey=error")
 	if dir != "" {
+		// Stat first: reading a named pipe as a directory would block.
+		if st, err := os.Stat(dir); err != nil {
+			return nil, fmt.Errorf("prompts: %w", err)
+		} else if !st.IsDir() {
+			return nil, fmt.Errorf("prompts: %s is not a directory", dir)
+		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			return nil, fmt.Errorf("prompts: %w", err)
