@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 )
 
 // pageGuard walks a read-only Store's pages again whenever the file
@@ -18,13 +19,15 @@ import (
 // change with those of the last walk, and walks it again if any differ.
 // The walk runs while this process holds the store's shared lock, so no
 // writer is between the walk and the read. Its cost (about a second per
-// GB, docs/store.md) is paid once per change of the file, not per read.
+// GB, docs/store.md) is paid once per change of the file, not per read
+// (and at every read within two seconds of a change: see settle).
 //
 // A Store opened for writing does not do this: its own commits change the
 // file all the time, and it walked the pages at Open.
 type pageGuard struct {
-	mu     sync.Mutex // serialises the walks; guards walked
+	mu     sync.Mutex // serialises the walks; guards walked and walks
 	walked fileStamp  // the file when its pages were last found sound
+	walks  int        // walks made (the tests count them)
 }
 
 // fileStamp is what changes when a file is written to, replaced or
@@ -62,6 +65,7 @@ func (g *pageGuard) check(path string) error {
 	if st.same(g.walked) {
 		return nil
 	}
+	g.walks++
 	problems, err := walkFile(path)
 	switch {
 	case err != nil:
@@ -69,6 +73,26 @@ func (g *pageGuard) check(path string) error {
 	case len(problems) > 0:
 		return &DamageError{Path: path, Problem: firstProblem(problems)}
 	}
-	g.walked = st
+	// A file's times move in ticks of its file system's clock (a few
+	// milliseconds, a second or two on some): a write in the same tick
+	// as the walk, leaving the size as it was, would leave the stamp
+	// as it is. So a file changed within the last two seconds is walked
+	// again at the next read.
+	g.walked = fileStamp{}
+	if time.Since(st.newest()) > settle {
+		g.walked = st
+	}
 	return nil
+}
+
+// settle is how long after its last change a file's stamp is trusted.
+const settle = 2 * time.Second
+
+// newest is the later of the file's modification and change times.
+func (a fileStamp) newest() time.Time {
+	t := a.info.ModTime()
+	if c := time.Unix(0, a.ctime); c.After(t) {
+		t = c
+	}
+	return t
 }

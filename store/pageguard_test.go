@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -73,5 +74,44 @@ func TestStoreNotARegularFile(t *testing.T) {
 				t.Errorf("walk %s: %v", c.path, err)
 			}
 		}
+	}
+}
+
+// TestWalkOncePerChange: a read-only store walks its pages again only when
+// the file changed (and at every read within two seconds of a change,
+// since a file's times move in ticks: not asserted here, as a slow
+// machine may take longer than that between two reads).
+func TestWalkOncePerChange(t *testing.T) {
+	s, _ := filledStore(t)
+	r, err := Open(s.Path(), Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	walks := func() int {
+		r.pages.mu.Lock()
+		defer r.pages.mu.Unlock()
+		return r.pages.walks
+	}
+	read := func() {
+		t.Helper()
+		if err := r.View(func(tx *Tx) error { _, err := tx.Runs(); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(settle + 100*time.Millisecond) // the file settles
+	read()                                    // walks: the file was fresh at Open
+	n := walks()
+	for range 3 {
+		read()
+	}
+	if walks() != n {
+		t.Errorf("an unchanged file was walked %d more times", walks()-n)
+	}
+	if err := s.Update(func(tx *Tx) error { _, err := tx.PutPolicy(&Policy{Source: "package p // later"}); return err }); err != nil {
+		t.Fatal(err)
+	}
+	read()
+	if walks() != n+1 {
+		t.Errorf("after a commit, %d walks for one read, want 1", walks()-n)
 	}
 }
