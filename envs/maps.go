@@ -4,7 +4,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -133,15 +132,6 @@ func quoteByte(l string, c int) string {
 	return fmt.Sprintf("%q", l[c])
 }
 
-// LoadMap reads and parses a map file.
-func LoadMap(game ssd.Game, path string) (*Map, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("load map: %w", err)
-	}
-	return ParseMap(game, path, string(data))
-}
-
 //go:embed maps/*.txt
 var builtinFS embed.FS
 
@@ -172,20 +162,6 @@ func BuiltinMaps(game ssd.Game) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// ResolveMap returns the built-in map called spec, or else the map in the
-// file spec names.
-func ResolveMap(game ssd.Game, spec string) (*Map, error) {
-	m, err := BuiltinMap(game, spec)
-	if err == nil || !errors.Is(err, ErrUnknownMap) {
-		return m, err
-	}
-	if _, statErr := os.Stat(spec); statErr != nil {
-		return nil, fmt.Errorf("map %q is neither a built-in %s map (%s) nor a readable file",
-			spec, game, strings.Join(BuiltinMaps(game), ", "))
-	}
-	return LoadMap(game, spec)
 }
 
 // spawnPoints returns where agents start: the 'P' cells, or, on a map

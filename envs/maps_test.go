@@ -2,8 +2,6 @@ package envs
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -62,37 +60,6 @@ func TestParseMapErrors(t *testing.T) {
 				t.Errorf("error\n got %s\nwant %s", err, c.want)
 			}
 		})
-	}
-}
-
-func TestLoadMapNamesTheFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "bad.txt")
-	if err := os.WriteFile(path, []byte("@@@@\n@P.@\n@.?@\n@@@@\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err := LoadMap(ssd.Gathering, path)
-	if err == nil || !strings.HasPrefix(err.Error(), path+":3:3: unexpected character '?'") {
-		t.Fatalf("error %v does not name %s:3:3", err, path)
-	}
-	if _, err := LoadMap(ssd.Gathering, filepath.Join(dir, "missing.txt")); err == nil {
-		t.Fatal("missing file gave no error")
-	}
-}
-
-func TestResolveMap(t *testing.T) {
-	if _, err := ResolveMap(ssd.Gathering, "large"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ResolveMap(ssd.Cleanup, "large"); err == nil ||
-		!strings.Contains(err.Error(), "neither a built-in cleanup map (default, small) nor a readable file") {
-		t.Fatalf("got %v", err)
-	}
-	path := filepath.Join(t.TempDir(), "m.txt")
-	os.WriteFile(path, []byte("@@@@\n@PA@\n@@@@\n"), 0o644)
-	m, err := ResolveMap(ssd.Gathering, path)
-	if err != nil || m.Name != path || len(m.Apples) != 1 {
-		t.Fatalf("got %+v, %v", m, err)
 	}
 }
 

@@ -214,6 +214,9 @@ func (c *Client) classify(ctx context.Context, err error, st *callState) error {
 		ae.Attempts = st.attempts
 	}
 	switch {
+	case st.tooLarge:
+		tl := tooLargeError(MaxHTTPAnswer, "the server's reply was cut short")
+		ae.Kind, ae.Detail = tl.Kind, tl.Detail
 	case ae.Kind == ErrEmptyAnswer || ae.Kind == ErrCommand || ae.Kind == ErrReplay:
 	case st.status >= 400:
 		ae.Status, ae.Kind, ae.Detail = st.status, kindOfStatus(st.status), st.detail

@@ -25,6 +25,7 @@ import (
 type execBackend struct {
 	command string
 	timeout time.Duration
+	limit   int // bytes of output; 0: MaxExecAnswer
 }
 
 // ExecSeparator separates the system message from the user message on an
@@ -62,17 +63,24 @@ func ExecInput(r Request) string {
 func (b *execBackend) generate(ctx context.Context, r Request) (result, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", b.command)
+	// kill ends the command early, when its answer runs over the bound.
+	kctx, kill := context.WithCancel(ctx)
+	defer kill()
+	cmd := exec.CommandContext(kctx, "sh", "-c", b.command)
 	ownGroup(cmd)
 	cmd.Stdin = strings.NewReader(ExecInput(r))
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &limitWriter{w: &errb, n: 64 << 10}
+	var errb bytes.Buffer
+	out := &capWriter{n: b.maxAnswer(), over: kill}
+	cmd.Stdout, cmd.Stderr = out, &limitWriter{w: &errb, n: 64 << 10}
 	cmd.WaitDelay = 2 * time.Second
 	if st := stateOf(ctx); st != nil {
 		st.markSent() // whatever the command does may cost
 	}
 	err := cmd.Run()
 	killGroup(cmd) // what it left running in the background
+	if out.overran() {
+		return result{}, tooLargeError(b.maxAnswer(), "the command was killed")
+	}
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			return result{}, &APIError{Kind: ErrTimeout, Detail: fmt.Sprintf("the command ran over %v", b.timeout)}
@@ -88,7 +96,16 @@ func (b *execBackend) generate(ctx context.Context, r Request) (result, error) {
 		}
 		return result{}, &APIError{Kind: ErrCommand, Detail: oneLine(detail, 300)}
 	}
-	return result{text: out.String()}, nil
+	return result{text: string(out.buf)}, nil
+}
+
+// maxAnswer is the bound on the command's output: MaxExecAnswer unless a
+// test set another.
+func (b *execBackend) maxAnswer() int {
+	if b.limit > 0 {
+		return b.limit
+	}
+	return MaxExecAnswer
 }
 
 // limitWriter keeps the first n bytes written to it.

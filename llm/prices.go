@@ -3,8 +3,9 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
+
+	"policyevolve/internal/infile"
 )
 
 // Price is what a model costs, in US dollars per million tokens.
@@ -53,10 +54,13 @@ func DefaultPrices() Prices {
 	}
 }
 
+// MaxPricesFile bounds a price table file.
+const MaxPricesFile = 1 << 20
+
 // LoadPrices reads a JSON price table, {"openai:gpt-5": {"input": 1.25,
 // "output": 10}, …}, and returns the built-in table with it laid over.
 func LoadPrices(path string) (Prices, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, MaxPricesFile)
 	if err != nil {
 		return nil, fmt.Errorf("prices: %w", err)
 	}

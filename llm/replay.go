@@ -3,9 +3,10 @@ package llm
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
+
+	"policyevolve/internal/infile"
 )
 
 // A replay file holds recorded answers, served in order, one per call:
@@ -33,8 +34,12 @@ type replayBackend struct {
 // ReplayMarker starts an answer in a replay file.
 const ReplayMarker = "=== answer"
 
+// MaxReplayFile bounds a replay file: a few hundred answers of a policy
+// each.
+const MaxReplayFile = 64 << 20
+
 func loadReplay(path string) (*replayBackend, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, MaxReplayFile)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}

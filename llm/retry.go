@@ -118,6 +118,8 @@ type callState struct {
 	sent bool
 	// stream is what was seen of a streamed answer (nil unless streamed).
 	stream *streamSniff
+	// tooLarge: an answer ran over MaxHTTPAnswer and was cut short.
+	tooLarge bool
 }
 
 func (st *callState) markSent() {
@@ -230,6 +232,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				st.mu.Unlock()
 				body = &sniffBody{ReadCloser: body, sn: sn}
 			}
+			body = &capBody{ReadCloser: body, n: MaxHTTPAnswer, st: st}
 			resp.Body = &cancelBody{ReadCloser: body, cancel: func() { cancel(); release(true) }}
 			return resp, nil
 		default:

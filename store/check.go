@@ -27,6 +27,10 @@ func (s *Store) Check() (problems []string, err error) {
 		if problems, err = walkFile(s.path); err != nil || len(problems) > 0 {
 			return err
 		}
+		var d *DamageError
+		if err := checkAdvance(s.path); errors.As(err, &d) {
+			problems = append(problems, d.Problem)
+		}
 		err := s.guarded(func() error {
 			return s.withDB(true, func(db *bolt.DB) error {
 				return db.View(func(tx *bolt.Tx) error {
@@ -35,12 +39,11 @@ func (s *Store) Check() (problems []string, err error) {
 					if err := checkSchema(tx, true, false); errors.Is(err, ErrNewerSchema) {
 						return err
 					}
-					problems = checkTx(tx)
+					problems = append(problems, checkTx(tx)...)
 					return nil
 				})
 			})
 		})
-		var d *DamageError
 		if errors.As(err, &d) {
 			problems = append(problems, d.Problem)
 			return nil
@@ -310,7 +313,9 @@ func (s *Store) Compact() (before, after int64, err error) {
 			return &DamageError{Path: s.path, Problem: problems[0]}
 		}
 		return s.guarded(func() error {
-			return s.withDB(false, func(src *bolt.DB) (err error) {
+			// Read-only: a store whose writes would not last (see
+			// advanceProblem) is compacted too, which is how it is mended.
+			return s.withDB(true, func(src *bolt.DB) (err error) {
 				err = src.View(func(tx *bolt.Tx) error {
 					if problems := checkTx(tx); len(problems) > 0 {
 						return damaged("%s", problems[0])

@@ -21,7 +21,20 @@ import (
 // opens too.
 func TestPageCycleRefusedByEveryOpen(t *testing.T) {
 	s, root := filledStore(t)
-	f, err := os.OpenFile(s.Path(), os.O_RDWR, 0)
+	pointAtItself(t, s.Path(), root)
+	for _, ro := range []bool{true, false} {
+		_, err := Open(s.Path(), Options{ReadOnly: ro})
+		if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "reached twice") {
+			t.Errorf("read-only %v: %v, want the store damaged, a page reached twice", ro, err)
+		}
+	}
+}
+
+// pointAtItself makes the first child of the branch page root root
+// itself.
+func pointAtItself(t *testing.T, path string, root uint64) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,12 +50,8 @@ func TestPageCycleRefusedByEveryOpen(t *testing.T) {
 	if _, err := f.WriteAt(b[:], int64(root)*4096+16+8); err != nil { // its first child: itself
 		t.Fatal(err)
 	}
-	f.Close()
-	for _, ro := range []bool{true, false} {
-		_, err := Open(s.Path(), Options{ReadOnly: ro})
-		if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "reached twice") {
-			t.Errorf("read-only %v: %v, want the store damaged, a page reached twice", ro, err)
-		}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -9,6 +9,9 @@ import (
 	"io"
 	"os"
 	"sort"
+	"syscall"
+
+	"policyevolve/internal/infile"
 )
 
 // This file reads a bbolt file (format version 2, as bbolt v1.4 writes it)
@@ -110,6 +113,9 @@ func readHeader(f *os.File) (*header, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	h := &header{size: st.Size()}
+	if !st.Mode().IsRegular() {
+		return nil, &DamageError{Problem: fmt.Sprintf("%s, not a regular file: not a policyevolve store", infile.Kind(st.Mode())), Err: ErrNotStore}
+	}
 	if h.size == 0 {
 		return nil, &DamageError{Problem: "the file is empty (0 bytes): not a policyevolve store (remove it to start a new store there)", Err: ErrNotStore}
 	}
@@ -190,9 +196,15 @@ func freelistHeader(f io.ReaderAt, id, ps, hwm uint64) string {
 }
 
 // precheck is readHeader for an open file, its result dropped.
-func precheck(f *os.File) error {
-	_, err := readHeader(f)
-	return err
+func precheck(f *os.File, readOnly bool) error {
+	h, err := readHeader(f)
+	if err != nil || readOnly {
+		return err
+	}
+	if p := advanceProblem(h); p != "" {
+		return damaged("%s", p)
+	}
+	return nil
 }
 
 // walkFile checks every page of the bbolt file at path: the meta pages,
@@ -202,11 +214,16 @@ func precheck(f *os.File) error {
 // reached or free. It returns the problems found (at most maxProblems);
 // its error is only for a file it cannot read at all.
 func walkFile(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a named pipe must not block
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s, not a regular file", path, infile.Kind(st.Mode()))
+	}
 	w := &walker{f: f}
 	err = guard(func() error { w.walk(); return nil })
 	var p *panicked

@@ -10,7 +10,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
+
+	"policyevolve/internal/infile"
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -88,6 +91,9 @@ type Store struct {
 	opt  Options
 	mu   sync.RWMutex // one writer or many readers of this process at a time
 	busy atomic.Int64 // nanoseconds spent in transactions, waits for the lock included
+	// pages walks a read-only store's pages again when the file changed
+	// (see pageGuard).
+	pages pageGuard
 
 	// checked is the Check made the first time a read-only View did not
 	// find what it looked for (missing).
@@ -118,6 +124,10 @@ func Open(path string, opt Options) (*Store, error) {
 	// lock files .lock and .gate).
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%w: %s is a directory (name the store's file, e.g. %s)", ErrNotStore, path, filepath.Join(path, DefaultPath))
+	} else if err == nil && !st.Mode().IsRegular() {
+		// A named pipe would block the open for ever, a device feed
+		// bbolt what it is not.
+		return nil, fmt.Errorf("%w: %s is %s, not a regular file", ErrNotStore, path, infile.Kind(st.Mode()))
 	}
 	s := &Store{path: path, opt: opt}
 	_, err := os.Stat(path)
@@ -155,6 +165,7 @@ func Open(path string, opt Options) (*Store, error) {
 		if err := s.walk(); err != nil {
 			return nil, err
 		}
+
 		if err := s.view(func(tx *bolt.Tx) error { return identify(tx, !opt.ReadOnly) }); err != nil {
 			return nil, err
 		}
@@ -209,16 +220,7 @@ func notBolt(path string) error {
 // walk checks the store's pages (walkFile) while no process writes; its
 // error is a DamageError naming the first problem.
 func (s *Store) walk() error {
-	return s.locked(false, func() error {
-		problems, err := walkFile(s.path)
-		switch {
-		case err != nil:
-			return fmt.Errorf("open store: %w", err)
-		case len(problems) > 0:
-			return &DamageError{Path: s.path, Problem: firstProblem(problems)}
-		}
-		return nil
-	})
+	return s.locked(false, func() error { return s.pages.check(s.path) })
 }
 
 // allBucketsThere says whether the store has every bucket of its schema.
@@ -248,11 +250,14 @@ func (s *Store) open(readOnly bool, f **os.File) (*bolt.DB, error) {
 			ReadOnly: readOnly,
 			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
 				// A store that vanished is an error, not a new store.
-				file, err := os.OpenFile(name, flag&^os.O_CREATE, perm)
+				// O_NONBLOCK: a file swapped for a named pipe since Open
+				// checked it does not block the open (precheck refuses
+				// it); it changes nothing for a regular file.
+				file, err := os.OpenFile(name, flag&^os.O_CREATE|syscall.O_NONBLOCK, perm)
 				if err != nil {
 					return nil, err
 				}
-				if err := precheck(file); err != nil {
+				if err := precheck(file, readOnly); err != nil {
 					file.Close()
 					return nil, err
 				}
@@ -440,7 +445,15 @@ func (s *Store) view(fn func(*bolt.Tx) error) error {
 	defer s.timed()()
 	return s.locked(false, func() error {
 		return s.guarded(func() error {
-			return s.withDB(true, func(db *bolt.DB) error { return db.View(fn) })
+			return s.withDB(true, func(db *bolt.DB) error {
+				// bbolt holds the file's shared lock now: no writer.
+				if s.opt.ReadOnly {
+					if err := s.pages.check(s.path); err != nil {
+						return err
+					}
+				}
+				return db.View(fn)
+			})
 		})
 	})
 }

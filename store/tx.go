@@ -91,10 +91,18 @@ func (tx *Tx) PutPolicy(p *Policy) (created bool, err error) {
 }
 
 // Policy returns a policy by full id.
+//
+// The policy's source is checked against its id (the SHA-256 of the
+// source): a record whose source was changed in the file (a bit flipped
+// inside sound pages) is a DamageError, never a source handed on as the
+// policy's — to be exported, played or shown.
 func (tx *Tx) Policy(id string) (*Policy, error) {
 	p := &Policy{}
 	if err := get(tx.b.Bucket(bPolicies), []byte(id), p); err != nil {
 		return nil, fmt.Errorf("policy %.12s: %w", id, err)
+	}
+	if sum := SourceID(p.Source); sum != id || p.ID != id {
+		return nil, damaged("policy %.12s: the source stored is not the policy's (its SHA-256 is %.12s, the record's id %.12s): the record was changed in the file", id, sum, p.ID)
 	}
 	return p, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -305,7 +304,7 @@ func (r *resolver) player(ctx context.Context, arg string) (*player, error) {
 		f, _ := envs.Builtin(arg)
 		return &player{name: arg, actor: &envs.PolicyActor{New: f}}, nil
 	case strings.HasSuffix(arg, ".go"):
-		src, err := os.ReadFile(arg)
+		src, err := readSource(arg)
 		if err != nil {
 			return nil, usagef("%v", err)
 		}

@@ -14,6 +14,7 @@ import (
 	"policyevolve/baselines/qlearn"
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/evolve/episode"
 	"policyevolve/render"
 	"policyevolve/sandbox"
 )
@@ -239,6 +240,7 @@ func runPlay(ctx context.Context, o playOptions, stdout, stderr io.Writer) error
 	if watch != nil {
 		fmt.Fprintln(stdout)
 	}
+	stdout = termSafeWriter{stdout} // a failure quotes the policy's panic
 	plural := "s"
 	if len(seeds) == 1 {
 		plural = ""
@@ -281,7 +283,7 @@ func (o *playOptions) env() (*envs.Env, *envs.Map, error) {
 	if o.mapArg == "" {
 		o.mapArg = envs.DefaultMap(game)
 	}
-	m, err := envs.ResolveMap(game, o.mapArg)
+	m, err := episode.ResolveMap(game, o.mapArg)
 	if err != nil {
 		return nil, nil, usagef("--map: %v", err)
 	}
@@ -328,7 +330,7 @@ func (l *policyLoader) actor(ctx context.Context, flag, policy string) (actor en
 		}
 		return &envs.PolicyActor{New: factory}, false, nil
 	}
-	src, err := os.ReadFile(policy)
+	src, err := readSource(policy)
 	if err != nil {
 		return nil, true, usagef("%s: %v", flag, err)
 	}

@@ -67,7 +67,7 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 		if tab, err = loadQTable(path, game); err != nil {
 			return usagef("%v", err)
 		}
-	} else if src, err = os.ReadFile(pos[0]); err != nil {
+	} else if src, err = readSource(pos[0]); err != nil {
 		return usagef("%v", err)
 	}
 	_, statErr := os.Stat(so.path)

@@ -21,6 +21,7 @@ metrics, and every match it played.`, stdout)
 	if err != nil {
 		return err
 	}
+	stdout = termSafeWriter{stdout} // the source, its name, its failures
 	s, err := so.open(readStore)
 	if err != nil {
 		return err

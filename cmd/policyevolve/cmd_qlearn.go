@@ -9,6 +9,7 @@ import (
 	"policyevolve/baselines/qlearn"
 	"policyevolve/envs"
 	"policyevolve/envs/ssd"
+	"policyevolve/evolve/episode"
 	"policyevolve/internal/outfile"
 )
 
@@ -75,7 +76,7 @@ func runQLearnTrain(ctx context.Context, o qlearnTrainOptions, stdout, stderr io
 	if o.mapArg == "" {
 		o.mapArg = envs.DefaultMap(game)
 	}
-	m, err := envs.ResolveMap(game, o.mapArg)
+	m, err := episode.ResolveMap(game, o.mapArg)
 	if err != nil {
 		return usagef("--map: %v", err)
 	}

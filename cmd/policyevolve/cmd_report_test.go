@@ -107,7 +107,7 @@ func TestReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		game, _ := ssd.ParseGame("gathering")
-		small, _ := envs.ResolveMap(game, "small")
+		small, _ := envs.BuiltinMap(game, "small")
 		if len(g.Image) != 61 || g.Config.Width != small.Width*report.DefaultReplayScale {
 			t.Errorf("replay: %d frames, %d pixels wide", len(g.Image), g.Config.Width)
 		}

@@ -109,6 +109,7 @@ and the champion after it.`, stdout)
 	if err != nil {
 		return err
 	}
+	stdout = termSafeWriter{stdout} // refusals and failures quote policies
 	s, err := o.storeOptions.open(readStore)
 	if err != nil {
 		return err

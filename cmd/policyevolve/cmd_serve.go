@@ -58,8 +58,10 @@ func runServe(ctx context.Context, o serveOptions, stdout, stderr io.Writer) err
 	if err != nil {
 		return usagef("--addr: %v", err)
 	}
-	if o.token != "" && len(o.token) < live.MinTokenLength {
-		return usagef("--token must be %d characters or more", live.MinTokenLength)
+	if o.token != "" {
+		if err := live.CheckToken(o.token); err != nil {
+			return usagef("--token: %v", err)
+		}
 	}
 	sb, err := o.sandboxOptions.open(stderr)
 	if err != nil {

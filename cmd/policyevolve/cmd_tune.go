@@ -118,7 +118,7 @@ func runTune(ctx context.Context, o tuneOptions, stdout, stderr io.Writer) error
 
 // tuneFile tunes a source file and writes a kept result out.
 func tuneFile(ctx context.Context, o tuneOptions, cfg tune.Config, prog *tuneProgress, stdout, stderr io.Writer) error {
-	src, err := os.ReadFile(o.target)
+	src, err := readSource(o.target)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {

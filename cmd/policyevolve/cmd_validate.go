@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -54,11 +53,12 @@ the OS-level confinement its worker ran under.`, stdout)
 }
 
 func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Writer) error {
+	stdout = termSafeWriter{stdout} // what a policy's workers report
 	game, err := ssd.ParseGame(o.game)
 	if err != nil {
 		return usagef("--game: %v", err)
 	}
-	src, err := os.ReadFile(o.file)
+	src, err := readSource(o.file)
 	if err != nil {
 		return usagef("%v", err)
 	}

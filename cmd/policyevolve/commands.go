@@ -71,13 +71,14 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if ue.cmd != "" {
 			help = ue.cmd
 		}
-		fmt.Fprintf(stderr, "policyevolve %s: %v (see %s %s --help)\n", name, err, self(), help)
+		fmt.Fprintf(stderr, "policyevolve %s: %s (see %s %s --help)\n", name, termSafe(err.Error()), self(), help)
 		return exitUsage
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(stderr, "policyevolve %s: interrupted\n", name)
 		return exitCancelled
 	default:
-		fmt.Fprintf(stderr, "policyevolve %s: %v\n", name, err)
+		// An error may quote what a policy wrote (its panic).
+		fmt.Fprintf(stderr, "policyevolve %s: %s\n", name, termSafe(err.Error()))
 		return exitFailure
 	}
 }

@@ -3,10 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"policyevolve/internal/infile"
 
 	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"
@@ -18,9 +19,13 @@ import (
 // command line wins. A key that names a table the command registered
 // (flagSet.table) is read by it. A key that names no flag, or a value a
 // flag refuses, is an error naming the file and the key.
+// maxConfigFile bounds a --config file: a few hundred flags' worth is
+// a few KiB.
+const maxConfigFile = 1 << 20
+
 func applyConfigFile(fs *flagSet, path string) error {
 	fs.applyRules()
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, maxConfigFile)
 	if err != nil {
 		return usagef("--config: %v", err)
 	}

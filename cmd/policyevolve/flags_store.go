@@ -71,12 +71,13 @@ func findPolicy(tx *store.Tx, prefix string) (*store.Policy, error) {
 	return tx.Policy(id)
 }
 
-// storeFlag repeats the --store flag for a printed command, when needed.
+// storeFlag repeats the --store flag for a printed command, when needed,
+// its path quoted for the shell.
 func storeFlag(o storeOptions) string {
 	if o.path == store.DefaultPath {
 		return ""
 	}
-	return " --store " + o.path
+	return " --store " + shellQuote(o.path)
 }
 
 // removeStore removes a store file this command made and the lock files

@@ -280,7 +280,7 @@ func (p *evolveProgress) describe(s string) {
 		if p.queue != "" {
 			s += " — " + p.queue
 		}
-		p.bar.describe(s)
+		p.bar.describe(termSafe(s))
 	}
 }
 
@@ -354,7 +354,7 @@ func (p *evolveProgress) line(s string) {
 	if p.bar != nil {
 		p.bar.clear()
 	}
-	fmt.Fprintln(p.w, s)
+	fmt.Fprintln(p.w, termSafe(s)) // refusals quote what policies wrote
 	p.lastLine = p.clock.Now()
 	if p.bar != nil {
 		p.bar.draw()

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"policyevolve/baselines/qlearn"
 	"policyevolve/envs/ssd"
+	"policyevolve/internal/infile"
 	"policyevolve/store"
 )
 
@@ -45,10 +45,14 @@ func newTrainProgress(stderr io.Writer, episodes int) *trainProgress {
 	return p
 }
 
+// maxQTableFile bounds a Q-table file: the largest state space
+// (Cleanup's 11 664 states) written whole is a few MiB.
+const maxQTableFile = 64 << 20
+
 // loadQTable reads a Q-table file for game: a clear error when the file is
 // missing, is not a Q-table, or was trained on the other game.
 func loadQTable(path string, game ssd.Game) (*qlearn.Table, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, maxQTableFile)
 	if err != nil {
 		return nil, err
 	}

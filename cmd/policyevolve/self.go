@@ -13,7 +13,8 @@ import (
 // program prints as hints ("look further: … runs show run-1"), so that
 // they run as printed: "go run ./cmd/policyevolve" under go run (the path
 // as seen from the working directory), "policyevolve" when found on the
-// PATH, else the path typed ("./policyevolve").
+// PATH, else the path typed ("./policyevolve"); a path quoted for the
+// shell when it needs it.
 var self = sync.OnceValue(func() string {
 	if s := os.Getenv(envSelf); s != "" {
 		return s
@@ -33,18 +34,18 @@ func invocation(argv0, wd string, lookPath func(string) (string, error)) string 
 			if rel == "." {
 				return "go run ."
 			}
-			return "go run ./" + filepath.ToSlash(rel)
+			return "go run " + shellQuote("./"+filepath.ToSlash(rel))
 		}
 		return "go run ./cmd/policyevolve"
 	}
 	base := filepath.Base(argv0)
 	if !strings.ContainsRune(argv0, os.PathSeparator) {
-		return argv0
+		return shellQuote(argv0)
 	}
 	if found, err := lookPath(base); err == nil && sameFile(found, argv0) {
-		return base
+		return shellQuote(base)
 	}
-	return argv0
+	return shellQuote(argv0)
 }
 
 // goRun reports whether argv0 is a binary go run built: either just

@@ -26,7 +26,7 @@ func ResolveEnv(game, mapSpec string, agents, steps int) (Env, error) {
 	if mapSpec == "" {
 		mapSpec = envs.DefaultMap(g)
 	}
-	m, err := envs.ResolveMap(g, mapSpec)
+	m, err := ResolveMap(g, mapSpec)
 	if err != nil {
 		return Env{}, err
 	}
@@ -61,7 +61,7 @@ func MapKey(game, spec string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	m, err := envs.ResolveMap(g, spec)
+	m, err := ResolveMap(g, spec)
 	if err != nil {
 		return "", err
 	}

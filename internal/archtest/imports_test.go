@@ -22,9 +22,10 @@ func TestLeafImports(t *testing.T) {
 		"envs/ssd":          nil,
 		"elo":               nil,
 		"pool":              nil,
-		"store":             {"go.etcd.io/bbolt", "go.etcd.io/bbolt/errors"},
+		"store":             {"go.etcd.io/bbolt", "go.etcd.io/bbolt/errors", "policyevolve/internal/infile"},
 		"internal/textdiff": nil,
 		"internal/outfile":  nil,
+		"internal/infile":   nil,
 	} {
 		imports := importsOf(t, filepath.Join("..", "..", filepath.FromSlash(dir)))
 		if len(imports) == 0 {

@@ -121,6 +121,28 @@ func CheckAddr(addr string, public bool, token string) (loopback bool, err error
 // random characters are beyond guessing over a network.
 const MinTokenLength = 16
 
+// CheckToken refuses a token that could not be used: one shorter than
+// MinTokenLength, or one holding a character other than a letter, a
+// digit or one of "-._~". Those are the characters a URL carries as
+// they are and a cookie holds unquoted; a ';', ',', '"', '\' or a space
+// would be dropped or quoted by the cookie of the first visit, so the
+// address printed at the start would never let anyone in.
+func CheckToken(token string) error {
+	if len(token) < MinTokenLength {
+		return fmt.Errorf("must be %d characters or more", MinTokenLength)
+	}
+	for _, r := range token {
+		if !tokenChar(r) {
+			return fmt.Errorf("may hold only letters, digits and - . _ ~ (%q cannot travel in a URL and a cookie as it is)", r)
+		}
+	}
+	return nil
+}
+
+func tokenChar(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-._~", r)
+}
+
 // AddrError is an address serve refuses to listen on, and why.
 type AddrError struct{ Addr, Why string }
 

@@ -123,6 +123,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
+		// "OPTIONS *" reaches the guard (405) instead of net/http's own
+		// 200: the server answers GET and HEAD only.
+		DisableGeneralOptionsHandler: true,
 	}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
@@ -302,6 +305,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", "5")
 	case errors.Is(err, context.Canceled):
 		code, title = http.StatusServiceUnavailable, "The server is stopping"
+	case errors.Is(err, store.ErrDamaged):
+		// Found before it was read (the store walks a changed file's
+		// pages first): the server goes on, and says so on every page.
+		title = "The store is damaged"
+		s.opt.Log("%s %s: %v", r.Method, r.URL.Path, err)
 	default:
 		s.opt.Log("%s %s: %v", r.Method, r.URL.Path, err)
 	}

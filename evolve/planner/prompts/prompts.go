@@ -3,7 +3,9 @@ package prompts
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"text/template"
 
 	"policyevolve/critic"
+	"policyevolve/internal/infile"
 )
 
 //go:embed templates/*.tmpl
@@ -40,9 +43,19 @@ var funcs = template.FuncMap{
 
 // Load parses the embedded templates, each replaced by the file of the
 // same name in dir when dir is not empty.
+// maxTemplateFile bounds a template file of --prompts (the embedded
+// ones are a few KiB).
+const maxTemplateFile = 1 << 20
+
 func Load(dir string) (*Set, error) {
 	t := template.New("prompts").Funcs(funcs).Option("missingkey=error")
 	if dir != "" {
+		// Stat first: reading a named pipe as a directory would block.
+		if st, err := os.Stat(dir); err != nil {
+			return nil, fmt.Errorf("prompts: %w", err)
+		} else if !st.IsDir() {
+			return nil, fmt.Errorf("prompts: %s is not a directory", dir)
+		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			return nil, fmt.Errorf("prompts: %w", err)
@@ -60,9 +73,9 @@ func Load(dir string) (*Set, error) {
 		}
 		from := "embedded"
 		if dir != "" {
-			if over, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+			if over, err := infile.Read(filepath.Join(dir, name), maxTemplateFile); err == nil {
 				text, from = over, filepath.Join(dir, name)
-			} else if !os.IsNotExist(err) {
+			} else if !errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("prompts: %w", err)
 			}
 		}
