@@ -10,6 +10,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
+
+	"policyevolve/internal/infile"
 )
 
 // Auth is how a coordinator or worker proves itself to the NATS server,
@@ -75,11 +77,15 @@ func (a Auth) options() ([]nats.Option, error) {
 	return opts, nil
 }
 
+// maxSeedFile bounds an NKey seed file: a seed is 58 characters, a
+// decorated one a few lines.
+const maxSeedFile = 64 << 10
+
 // nkeyPublic returns the public key of the user seed in file.
 func nkeyPublic(file string) (string, error) {
-	data, err := os.ReadFile(file)
+	data, err := infile.Read(file, maxSeedFile)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("nkey seed: %w", err)
 	}
 	kp, err := nkeys.ParseDecoratedNKey(data)
 	if err != nil {

@@ -74,6 +74,10 @@ func LoadOrCreateToken(path string) (token string, created bool, err error) {
 // others can read or write (a token is a password), of at most 4 KiB.
 // A missing file gives an error matching fs.ErrNotExist.
 func ReadTokenFile(path string) (string, error) {
+	// Opening a named pipe blocks until a writer comes: look first.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return "", fmt.Errorf("nats token %s: not a regular file (%s)", path, st.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("nats token: %w", err)

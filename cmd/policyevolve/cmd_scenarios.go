@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"policyevolve/envs"
 	"policyevolve/evolve/scenario"
+	"policyevolve/internal/infile"
 )
 
 // scenariosOptions are the flags of "scenarios".
@@ -25,6 +25,9 @@ type scenariosOptions struct {
 	storeOptions
 	sandboxOptions
 }
+
+// maxSuiteFile bounds a --suite file: a suite is a few dozen scenarios.
+const maxSuiteFile = 1 << 20
 
 func cmdScenarios(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o scenariosOptions
@@ -86,7 +89,7 @@ func runScenarios(ctx context.Context, o scenariosOptions, stdout, stderr io.Wri
 	}
 	suite := scenario.Default(env.Config.Agents)
 	if o.suite != "" {
-		data, err := os.ReadFile(o.suite)
+		data, err := infile.Read(o.suite, maxSuiteFile)
 		if err != nil {
 			return usagef("--suite: %v", err)
 		}
