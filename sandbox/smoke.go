@@ -183,10 +183,3 @@ func (p *Program) wholeEpisode(ctx context.Context, cfg envs.Config, rep *SmokeR
 	rep.Replayed = min(len(a), len(b))
 	return runs[0], nil
 }
-
-// stoppedForCost reports whether an episode was stopped for the
-// policy's cost (the budget, a step's deadline, the CPU limit) rather
-// than for what it did.
-func stoppedForCost(err error) bool {
-	return errors.Is(err, ErrTimeout) || errors.Is(err, ErrCost) || errors.Is(err, ErrCPUBudget)
-}

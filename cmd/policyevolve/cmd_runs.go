@@ -31,7 +31,6 @@ func cmdRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error
 type runsOptions struct {
 	storeOptions
 	json bool
-	id   string
 }
 
 func cmdRunsLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -309,13 +308,6 @@ func refusals(cs []store.Candidate) string {
 		parts[i] = fmt.Sprintf("%s %d", k, sum[k])
 	}
 	return strings.Join(parts, ", ")
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // rechecks says, for each champion of its that was rechecked
