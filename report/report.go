@@ -111,6 +111,11 @@ func loadRun(tx *store.Tx, id string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if status, owner, err := tx.Standing(rec, store.Self()); err != nil {
+		return nil, err
+	} else if status == store.StatusInterrupted {
+		rec.Status, rec.StopReason = status, store.InterruptedReason(owner)
+	}
 	r := &Run{Record: *rec}
 	if err := json.Unmarshal(rec.Config, &r.Config); err != nil {
 		return nil, fmt.Errorf("run %s: its configuration does not read: %w", id, err)

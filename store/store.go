@@ -119,6 +119,11 @@ func Open(path string, opt Options) (*Store, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%w: %s is a directory (name the store's file, e.g. %s)", ErrNotStore, path, filepath.Join(path, DefaultPath))
 	}
+	if !opt.ReadOnly {
+		if err := checkLocal(path); err != nil {
+			return nil, err
+		}
+	}
 	s := &Store{path: path, opt: opt}
 	_, err := os.Stat(path)
 	switch {

@@ -118,7 +118,7 @@ this process; the results are those of a local run.`, stdout)
 	fs.IntVar(&o.cfg.MaxTokens, "max-tokens", 0, "LLM tokens, in and out, the calls may take: a call is sent only if its worst case fits (0: no limit)")
 	fs.DurationVar(&o.cfg.MaxTime, "time", 0, "stop after this much wall-clock time, e.g. 2h (0: no limit)")
 	fs.StringVar(&o.cfg.Critic, "critic", "analytic", "who writes the reflections: analytic, or llm (the first --llm)")
-	fs.StringVar(&o.resume, "resume", "", "resume the run RUN_ID where it stopped: its stored configuration decides, but for where its models are\nserved (--llm SPEC@URL, --llm-base-url, --llm-key-env, --llm-timeout, --llm-retries, the config file's models table)")
+	fs.StringVar(&o.resume, "resume", "", "resume the run RUN_ID where it stopped: its stored configuration decides, but for where its models are\nserved (--llm SPEC@URL, --llm-base-url, --llm-key-env, --llm-timeout, --llm-retries, the config file's models table)\nand its budgets, which --iterations, --max-planner-calls, --max-cost and --max-tokens may raise (a finished run goes on;\nruns show lists the extensions); a flag that would change any other setting is refused")
 	fs.BoolVar(&o.json, "json", false, "write machine-readable events (JSON lines) on stdout instead of progress")
 	fs.String("config", "", "read flags from a TOML or YAML file")
 	o.storeOptions.register(fs)
@@ -190,6 +190,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	var extend evolve.Budgets // what a resume carries further
 	if o.resume != "" {
 		// The stored configuration decides; the LLM settings come back from it.
 		var run *store.Run
@@ -207,6 +208,9 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 			return usagef("--objective %s: run %s was started with objective %s and resumes only under it", cfg.Objective, o.resume, stored.Objective)
 		}
 		if err := o.checkSeeds(stored); err != nil {
+			return err
+		}
+		if extend, err = o.resumeFlags(o.llm.fs, stored); err != nil {
 			return err
 		}
 		now := o.llm
@@ -239,7 +243,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		return err
 	}
 	defer closeNATS()
-	job := &evolve.Job{Config: cfg, Store: s, Sandbox: sb, RunID: o.resume}
+	job := &evolve.Job{Config: cfg, Store: s, Sandbox: sb, RunID: o.resume, Extend: extend}
 	if remote != nil {
 		job.Executor = remote
 		defer progress.watchQueue(remote.Stats, progress.queueEvery())()
@@ -273,8 +277,16 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		}); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "policyevolve evolve: %s is done already (%s): nothing to resume\n", run.ID, evolve.IterationsDone(run.Iterations))
+		fmt.Fprintf(stderr, "policyevolve evolve: %s is done already (%s): nothing to resume (--iterations above its own carries it further)\n", run.ID, evolve.IterationsDone(run.Iterations))
 		return printRunSummary(stdout, s, run, nil, o.json, storeFlag(o.storeOptions))
+	}
+	if errors.Is(err, evolve.ErrBudgetShrunk) {
+		return usagef("--resume: %v", err)
+	}
+	var held *store.LeaseHeldError
+	if errors.As(err, &held) {
+		return fmt.Errorf("%w\nsee it with: %s runs show %s%s (one process drives a run; resume it once that one has ended)",
+			err, self(), held.Lease.Run, storeFlag(o.storeOptions))
 	}
 	if err != nil {
 		if run != nil && errors.Is(err, context.Canceled) {

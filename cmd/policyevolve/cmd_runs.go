@@ -36,8 +36,10 @@ type runsOptions struct {
 func cmdRunsLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o runsOptions
 	fs := newFlagSet("runs ls", "[flags]", `
-List the evolution runs in the store, newest last: status (running, done,
-stopped — resumable with evolve --resume — or failed), iterations done,
+List the evolution runs in the store, newest last: status (running;
+interrupted — its process is gone, killed or crashed; done; stopped; or
+failed — the interrupted and stopped ones resume with evolve --resume),
+iterations done,
 planner calls, LLM calls and cost, and the champion. Safe to run while a
 job writes.`, stdout)
 	o.storeOptions.register(fs)
@@ -51,8 +53,10 @@ job writes.`, stdout)
 	}
 	var runs []store.Run
 	if err := s.View(func(tx *store.Tx) (err error) {
-		runs, err = tx.Runs()
-		return err
+		if runs, err = tx.Runs(); err != nil {
+			return err
+		}
+		return tx.MarkInterrupted(runs, store.Self())
 	}); err != nil {
 		return err
 	}
@@ -127,9 +131,17 @@ and the champion after it.`, stdout)
 	var run *store.Run
 	var its []store.Iteration
 	var origins map[string]store.Origin // of the candidates' policies
+	var owner *store.Lease               // who drives the run, if anyone
 	if err := s.View(func(tx *store.Tx) (err error) {
 		if run, err = tx.Run(id); err != nil {
 			return err
+		}
+		status := ""
+		if status, owner, err = tx.Standing(run, store.Self()); err != nil {
+			return err
+		}
+		if status == store.StatusInterrupted {
+			run.Status, run.StopReason = status, store.InterruptedReason(owner)
 		}
 		if its, err = tx.Iterations(run.ID); err != nil {
 			return err
@@ -163,7 +175,13 @@ and the champion after it.`, stdout)
 	if run.Error != "" {
 		fmt.Fprintf(stdout, " — %s", run.Error)
 	}
+	if run.Status == store.StatusRunning && owner != nil {
+		fmt.Fprintf(stdout, "\ndriven by %s, heartbeat %s ago", owner, time.Since(owner.Heartbeat).Round(time.Second))
+	}
 	fmt.Fprintf(stdout, "\nobjective %s: %s", cfg.Objective, objectiveSentence(cfg))
+	for _, e := range cfg.Extended {
+		fmt.Fprintf(stdout, "\nextended on resume: %s", e)
+	}
 	fmt.Fprintf(stdout, "\nstarted %s, updated %s\n", run.Started.Local().Format(time.DateTime), run.Updated.Local().Format(time.DateTime))
 	u := run.Usage
 	fmt.Fprintf(stdout, "spent: %d planner calls, %d LLM calls (%d tokens in, %d out), %s, %d episodes, %s\n",
@@ -261,7 +279,7 @@ and the champion after it.`, stdout)
 	if r := refusals(all); r != "" {
 		fmt.Fprintf(stdout, "\nrefused or failed in the run: %s\n", r)
 	}
-	if run.Status == store.StatusStopped && !evolve.StoppedByBudget(run) {
+	if run.Status == store.StatusStopped && !evolve.StoppedByBudget(run) || run.Status == store.StatusInterrupted {
 		fmt.Fprintf(stdout, "\nresume with: %s evolve --resume %s%s\n", self(), run.ID, storeFlag(o.storeOptions))
 	}
 	return nil
