@@ -131,7 +131,7 @@ and the champion after it.`, stdout)
 	var run *store.Run
 	var its []store.Iteration
 	var origins map[string]store.Origin // of the candidates' policies
-	var owner *store.Lease               // who drives the run, if anyone
+	var owner *store.Lease              // who drives the run, if anyone
 	if err := s.View(func(tx *store.Tx) (err error) {
 		if run, err = tx.Run(id); err != nil {
 			return err
