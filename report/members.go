@@ -82,7 +82,7 @@ func (r *Run) member(tx *store.Tx, id string) (Member, error) {
 		return m, err
 	}
 	if ev != nil {
-		m.Evaluated, m.Metrics, m.Failed = true, ev.Mean, ev.Status != store.StatusOK
+		m.Evaluated, m.Metrics, m.Failed, m.Seeds = true, ev.Mean, ev.Status != store.StatusOK, ev.Seeds
 	}
 	return m, nil
 }

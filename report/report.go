@@ -60,6 +60,7 @@ type Member struct {
 	Draws     int
 	Losses    int
 	Metrics   store.Metrics
+	Seeds     []uint64 // the self-play seeds Metrics is the mean over, named beside it
 	Evaluated bool
 	Failed    bool
 	Reason    string // why it is in the pool (baseline, promoted…); a chain: its candidate's status

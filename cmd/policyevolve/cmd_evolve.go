@@ -333,6 +333,7 @@ func (o *evolveOptions) checkSeeds(stored evolve.JobConfig) error {
 // look further.
 func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.Totals, asJSON bool, storeArg string) error {
 	var ev *store.Evaluation
+	var member string // where its pool has the champion, or why not
 	var cfg evolve.JobConfig
 	if err := json.Unmarshal(run.Config, &cfg); err != nil {
 		return err
@@ -347,6 +348,14 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 			if errors.Is(err, store.ErrNotFound) {
 				err = nil
 			}
+			if err != nil {
+				return err
+			}
+			its, err := tx.Iterations(run.ID)
+			if err != nil {
+				return err
+			}
+			member, err = championMembership(tx, run, cfg, its)
 			return err
 		}); err != nil {
 			return err
@@ -380,8 +389,20 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 				fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%.2f\t%.3f\t\n", sr.Seed, sr.Metrics.Efficiency, sr.Metrics.Equality, sr.Metrics.Sustainability, sr.Metrics.Peace)
 			}
 			m := ev.Mean
-			fmt.Fprintf(tw, "mean\t%.4f\t%.4f\t%.2f\t%.3f\t\n", m.Efficiency, m.Equality, m.Sustainability, m.Peace)
+			fmt.Fprintf(tw, "mean, seeds %s\t%.4f\t%.4f\t%.2f\t%.3f\t\n", seedWords(ev.Seeds), m.Efficiency, m.Equality, m.Sustainability, m.Peace)
 			tw.Flush()
+			// The figure the run crowned it by, when it was rechecked
+			// on further seeds (runs show, pool ls and pool show give it).
+			rechecked, err := rechecks(s, cfg, []store.Iteration{{Champion: run.Champion}})
+			if err != nil {
+				return err
+			}
+			if r, ok := rechecked[run.Champion]; ok {
+				fmt.Fprintf(w, "efficiency %s: the figure it was crowned by\n", r)
+			}
+		}
+		if member != "" {
+			fmt.Fprintf(w, "champion: %s\n", member)
 		}
 	}
 	fmt.Fprintln(w, "\nlook further:")

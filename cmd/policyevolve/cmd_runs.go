@@ -261,7 +261,7 @@ and the champion after it.`, stdout)
 			fmt.Fprintf(stdout, "  refused or failed on the way: %s\n", r)
 		}
 		if it.Champion != "" {
-			fmt.Fprintf(stdout, "  champion by %s %.12s: efficiency %.4f", cfg.Objective, it.Champion, it.Best.Efficiency)
+			fmt.Fprintf(stdout, "  champion by %s %.12s: efficiency %.4f on seeds %s", cfg.Objective, it.Champion, it.Best.Efficiency, seedWords(cfg.EvalSeeds))
 			if r, ok := rechecked[it.Champion]; ok {
 				fmt.Fprintf(stdout, " (%s)", r)
 			}
@@ -275,6 +275,16 @@ and the champion after it.`, stdout)
 	var all []store.Candidate
 	for _, it := range its {
 		all = append(all, it.Candidates...)
+	}
+	var member string
+	if err := s.View(func(tx *store.Tx) (err error) {
+		member, err = championMembership(tx, run, cfg, its)
+		return err
+	}); err != nil {
+		return err
+	}
+	if member != "" {
+		fmt.Fprintf(stdout, "\nchampion %.12s: %s\n", run.Champion, member)
 	}
 	if r := refusals(all); r != "" {
 		fmt.Fprintf(stdout, "\nrefused or failed in the run: %s\n", r)
@@ -330,7 +340,7 @@ func refusals(cs []store.Candidate) string {
 
 // rechecks says, for each champion of its that was rechecked
 // (JobConfig.Recheck), its efficiency over the evaluation and recheck
-// seeds together, as the run ranked it: "3.5310 over seeds 0–24,
+// seeds together, as the run ranked it: "3.5310 on seeds 0–24,
 // rechecked". A champion not rechecked (a pool member crowned by its
 // rating, a run without a recheck) has none.
 func rechecks(s *store.Store, cfg evolve.JobConfig, its []store.Iteration) (map[string]string, error) {
@@ -360,7 +370,7 @@ func rechecks(s *store.Store, cfg evolve.JobConfig, its []store.Iteration) (map[
 				evs = append(evs, ev)
 			}
 			if score, ok := store.PooledEfficiency(evs...); ok && len(evs) == 2 {
-				out[it.Champion] = fmt.Sprintf("%.4f over seeds %s, rechecked", score, all)
+				out[it.Champion] = fmt.Sprintf("%.4f on seeds %s, rechecked", score, all)
 			}
 		}
 		return nil
