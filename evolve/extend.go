@@ -19,6 +19,7 @@ type Budgets struct {
 	MaxPlannerCalls int
 	MaxCost         float64
 	MaxTokens       int
+	MaxTime         time.Duration // wall-clock time of the run, summed over its processes
 }
 
 // NoLimit in a Budgets field other than Iterations lifts that budget.
@@ -29,7 +30,7 @@ const NoLimit = -1
 type Extension struct {
 	At time.Time `json:"at"`
 	// Flag is the budget's flag without its dashes: iterations,
-	// max-planner-calls, max-cost or max-tokens.
+	// max-planner-calls, max-cost, max-tokens or time.
 	Flag string `json:"flag"`
 	// From and To are its values before and after ("none": no limit).
 	From string `json:"from"`
@@ -86,6 +87,25 @@ func extend(cfg *JobConfig, b Budgets, done int, now time.Time) ([]Extension, er
 			return nil, err
 		}
 	}
+	// The time budget, in its own words ("2h0m0s").
+	switch asked, stored := b.MaxTime, cfg.MaxTime; {
+	case asked == 0 || asked == stored || asked == NoLimit && stored == 0:
+	case asked != NoLimit && (stored == 0 || asked < stored):
+		return nil, fmt.Errorf("%w: --time %v is below the run's %s", ErrBudgetShrunk, asked, durationLimit(stored))
+	default:
+		if asked == NoLimit {
+			asked = 0
+		}
+		out = append(out, Extension{At: now.UTC(), Flag: "time", From: durationLimit(stored), To: durationLimit(asked), Done: done})
+		cfg.MaxTime = asked
+	}
 	cfg.Extended = append(cfg.Extended, out...)
 	return out, nil
+}
+
+func durationLimit(d time.Duration) string {
+	if d == 0 {
+		return "none"
+	}
+	return d.String()
 }

@@ -3,8 +3,10 @@ package evolve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestExtendedRunMatchesScratch: a finished run carried further on
@@ -55,5 +57,43 @@ func TestExtendedRunMatchesScratch(t *testing.T) {
 				t.Errorf("recorded extensions %+v", e)
 			}
 		})
+	}
+}
+
+// TestExtend: which budgets a resume raises, lifts or refuses to lower.
+func TestExtend(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	base := JobConfig{Iterations: 3, MaxPlannerCalls: 10, MaxTime: time.Hour}
+	for _, tc := range []struct {
+		name   string
+		b      Budgets
+		want   []string // flag from→to
+		shrunk bool
+	}{
+		{"nothing asked", Budgets{}, nil, false},
+		{"the same", Budgets{Iterations: 3, MaxPlannerCalls: 10, MaxTime: time.Hour}, nil, false},
+		{"raised", Budgets{Iterations: 6, MaxPlannerCalls: 20, MaxTime: 2 * time.Hour},
+			[]string{"iterations 3→6", "max-planner-calls 10→20", "time 1h0m0s→2h0m0s"}, false},
+		{"lifted", Budgets{MaxPlannerCalls: NoLimit, MaxTime: NoLimit}, []string{"max-planner-calls 10→none", "time 1h0m0s→none"}, false},
+		{"a cost budget where there was none", Budgets{MaxCost: 1}, nil, true},
+		{"fewer iterations", Budgets{Iterations: 2}, nil, true},
+		{"less time", Budgets{MaxTime: time.Minute}, nil, true},
+	} {
+		cfg := base
+		exts, err := extend(&cfg, tc.b, 4, now)
+		if errors.Is(err, ErrBudgetShrunk) != tc.shrunk || (err != nil && !tc.shrunk) {
+			t.Errorf("%s: error %v, want shrunk %v", tc.name, err, tc.shrunk)
+			continue
+		}
+		var got []string
+		for _, e := range exts {
+			got = append(got, e.Flag+" "+e.From+"→"+e.To)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: extensions %v, want %v", tc.name, got, tc.want)
+		}
+		if len(cfg.Extended) != len(tc.want) {
+			t.Errorf("%s: recorded %d extensions, want %d", tc.name, len(cfg.Extended), len(tc.want))
+		}
 	}
 }

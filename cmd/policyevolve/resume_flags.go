@@ -22,9 +22,9 @@ import (
 //     is accepted;
 //   - any other flag is refused with --resume.
 var (
-	resumeBudgets = map[string]bool{"iterations": true, "max-planner-calls": true, "max-cost": true, "max-tokens": true}
+	resumeBudgets = map[string]bool{"iterations": true, "max-planner-calls": true, "max-cost": true, "max-tokens": true, "time": true}
 	resumeFree    = map[string]bool{"resume": true, "store": true, "json": true, "config": true, "workers": true, "planner-concurrency": true,
-		"seed": true, "seeds": true, "match-seeds": true, "objective": true, "time": true,
+		"seed": true, "seeds": true, "match-seeds": true, "objective": true,
 		"llm": true, "llm-base-url": true, "llm-key-env": true, "llm-timeout": true, "llm-retries": true,
 		"step-timeout": true, "cost-budget": true} // and identityFlags, nats-*
 	resumeSettings = map[string]string{"mode": "mode", "game": "game", "map": "map", "agents": "agents", "steps": "steps",
@@ -64,7 +64,7 @@ func (o *evolveOptions) resumeFlags(fs *flagSet, stored evolve.JobConfig) (evolv
 		case resumeBudgets[name], resumeFree[name]:
 		case setting:
 			if have[key] != want[key] {
-				return b, usagef("--%s %s: run %s has %s %s, and a resumed run keeps its settings (start a new run to change it; --resume may raise --iterations, --max-planner-calls, --max-cost, --max-tokens)",
+				return b, usagef("--%s %s: run %s has %s %s, and a resumed run keeps its settings (start a new run to change it; --resume may raise --iterations, --max-planner-calls, --max-cost, --max-tokens, --time)",
 					name, fs.Lookup(name).Value, o.resume, name, have[key])
 			}
 		case strings.HasPrefix(name, "nats") || slices.Contains(identityFlags, name):
@@ -90,6 +90,12 @@ func (o *evolveOptions) resumeFlags(fs *flagSet, stored evolve.JobConfig) (evolv
 	b.MaxPlannerCalls = int(budget("max-planner-calls", float64(o.cfg.MaxPlannerCalls)))
 	b.MaxCost = budget("max-cost", o.cfg.MaxCost)
 	b.MaxTokens = int(budget("max-tokens", float64(o.cfg.MaxTokens)))
+	if given2("time") {
+		b.MaxTime = o.cfg.MaxTime
+		if b.MaxTime == 0 {
+			b.MaxTime = evolve.NoLimit
+		}
+	}
 	return b, nil
 }
 
