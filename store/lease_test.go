@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,10 +173,21 @@ func TestLeaseDeadProcess(t *testing.T) {
 	if _, err := take(s, self); !errors.Is(err, store.ErrLeaseHeld) {
 		t.Fatalf("while the child lives: %v, want ErrLeaseHeld", err)
 	}
+	// Killed and not yet reaped (a zombie, as a child whose parent has
+	// not waited for it), then reaped: gone both times.
 	cmd.Process.Kill()
+	stat := fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(stat); err == nil && strings.Contains(string(b), ") Z ") {
+			break
+		}
+	}
+	if got := standing(t, s, self); got != store.StatusInterrupted {
+		t.Errorf("after the child is killed (a zombie) the run reads %s", got)
+	}
 	cmd.Wait()
 	if got := standing(t, s, self); got != store.StatusInterrupted {
-		t.Errorf("after the child is killed the run reads %s", got)
+		t.Errorf("after the child is killed and reaped the run reads %s", got)
 	}
 	if _, err := take(s, self); err != nil {
 		t.Fatalf("takeover after the kill: %v", err)
