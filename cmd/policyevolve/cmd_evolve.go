@@ -83,6 +83,10 @@ model of each proposal. Every flag can come from a TOML or YAML file
 The job survives Ctrl-C (the first stops at a safe point and prints how to
 resume; the second abandons the step in flight) and kill -9: resume with
 --resume RUN_ID. Watch it from another shell with "pool ls" and "runs show".
+One process drives a run: a --resume of a run another live process drives
+is refused naming it; a run whose process was killed reads "interrupted"
+in runs ls and is taken over by --resume. Keep the store on a local disk
+(a network file system is refused).
 
 With --nats, the episodes are played by evaluation workers ("policyevolve
 worker") fed by a NATS JetStream queue: --nats embedded runs the server in
