@@ -291,6 +291,9 @@ and the champion after it.`, stdout)
 	}
 	if run.Status == store.StatusStopped && !evolve.StoppedByBudget(run) || run.Status == store.StatusInterrupted {
 		fmt.Fprintf(stdout, "\nresume with: %s evolve --resume %s%s\n", self(), run.ID, storeFlag(o.storeOptions))
+	} else if run.Status == store.StatusDone || evolve.StoppedByBudget(run) {
+		fmt.Fprintf(stdout, "\ncarry it further with: %s evolve --resume %s%s and a larger budget (--iterations, --max-planner-calls, --max-cost, --max-tokens or --time)\n",
+			self(), run.ID, storeFlag(o.storeOptions))
 	}
 	return nil
 }

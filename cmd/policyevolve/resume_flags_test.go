@@ -35,7 +35,7 @@ func TestResumeFlags(t *testing.T) {
 	}
 	cli(t, "evolve", "--resume", "run-1", "--store", db, "--iterations", "2")
 	out, _ := cli(t, "runs", "show", "run-1", "--store", db)
-	for _, want := range []string{"run run-1: done", "extended on resume: --iterations 1 → 2 (after iterations 0–1 done", "iteration 2"} {
+	for _, want := range []string{"run run-1: done", "extended on resume: --iterations 1 → 2 (after iterations 0–1 done", "iteration 2", "carry it further with: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("runs show of the extended run lacks %q:\n%s", want, out)
 		}
