@@ -7,8 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // ErrNetworkFS: the store is on a network file system, where bbolt's
@@ -43,8 +42,8 @@ const fuseMagic = 0x65735546
 // in /proc/self/mountinfo. A file system it cannot identify is allowed.
 func checkLocal(path string) error {
 	dir := filepath.Dir(path)
-	var st unix.Statfs_t
-	if err := unix.Statfs(dir, &st); err != nil {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
 		return nil // the open that follows reports what is wrong
 	}
 	magic := int64(st.Type) & 0xFFFFFFFF
