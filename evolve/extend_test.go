@@ -17,7 +17,9 @@ func TestExtendedRunMatchesScratch(t *testing.T) {
 	for _, mode := range []string{ModePopulation, ModeChain} {
 		t.Run(mode, func(t *testing.T) {
 			cfg := tinyConfig(mode)
-			cfg.Iterations = 2
+			// Short episodes, a recheck on 2 seeds (not the default 20):
+			// the champion is still rechecked at the end of the short run.
+			cfg.Iterations, cfg.Steps, cfg.Recheck, cfg.LocalRounds = 2, 60, On(2), Off[int]()
 			ref := newJob(t, cfg)
 			refRun, err := ref.Run(context.Background())
 			if err != nil {
