@@ -50,6 +50,17 @@ type Job struct {
 	Executor episode.Executor
 	// RunID names a run to resume; empty starts a new one (Run sets it).
 	RunID string
+	// Owner is the process the run's lease names (store.Self() when its
+	// PID is 0); tests inject hosts, clocks and liveness. Run takes the
+	// lease, renews it every HeartbeatEvery (store.HeartbeatEvery when 0)
+	// and releases it when it returns (docs/store.md, "One owner per run").
+	Owner          store.Holder
+	HeartbeatEvery time.Duration
+	// Extend, on a resume, carries the run's budgets further (the
+	// change is recorded with the run: JobConfig.Extended); a finished
+	// run given more iterations goes on. Lowering one is an error
+	// wrapping ErrBudgetShrunk.
+	Extend Budgets
 
 	env      episode.Env
 	arena    *arena.Arena
@@ -69,6 +80,7 @@ type Job struct {
 	// the arena once there is one: Activity reads both at any time.
 	proposed atomic.Int64
 	played   atomic.Pointer[arena.Arena]
+	lease    owner // lease.go
 }
 
 // Activity says how far the job has gone in this process: the planner
@@ -96,6 +108,14 @@ func (j *Job) saveRun() error {
 	j.run.Usage.WallSeconds += now.Sub(j.started).Seconds()
 	j.started = now
 	return j.Store.Update(func(tx *store.Tx) error {
+		// Only the owner writes the run record: a job whose lease was
+		// taken over fails here with ErrLeaseLost (and renews it
+		// otherwise).
+		if j.lease.held {
+			if err := tx.RenewLease(j.run.ID, j.lease.holder); err != nil {
+				return err
+			}
+		}
 		if err := j.tally(tx); err != nil {
 			return err
 		}
@@ -179,6 +199,12 @@ func (j *Job) saveIteration(it *store.Iteration) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.Store.Update(func(tx *store.Tx) error {
+		// As in saveRun: only the lease's owner writes.
+		if j.lease.held {
+			if err := tx.RenewLease(j.run.ID, j.lease.holder); err != nil {
+				return err
+			}
+		}
 		if err := tx.PutIteration(it); err != nil {
 			return err
 		}

@@ -140,6 +140,9 @@ type JobConfig struct {
 	MaxCost         float64       `json:"max_cost,omitempty"`
 	MaxTokens       int           `json:"max_tokens,omitempty"`
 	MaxTime         time.Duration `json:"max_time,omitempty"`
+	// Extended lists the budgets resumes carried further, oldest first
+	// (the budgets above hold the latest values).
+	Extended []Extension `json:"extended,omitempty"`
 	// Critic writes the reflections: analytic (default) or llm.
 	Critic string `json:"critic,omitempty"`
 	// Backend of the sandbox (native, yaegi, auto); recorded, applied by

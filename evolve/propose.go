@@ -40,12 +40,13 @@ func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.Planned
 	case planner.OpInit:
 		out, err = loop.Init(ctx, planner.InitRequest{Task: task})
 	case planner.OpCrossover:
-		a, err := j.scored(ctx, r.Parent)
-		if err != nil {
+		// Assigned, not declared: a := here would shadow err, and the
+		// crossover's error would vanish (staticcheck SA4006 in .ci/run).
+		var a, b planner.Scored
+		if a, err = j.scored(ctx, r.Parent); err != nil {
 			return nil, err
 		}
-		b, err := j.scored(ctx, r.Mate)
-		if err != nil {
+		if b, err = j.scored(ctx, r.Mate); err != nil {
 			return nil, err
 		}
 		out, err = loop.Crossover(ctx, planner.CrossoverRequest{Task: task, A: a, B: b})

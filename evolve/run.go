@@ -35,11 +35,19 @@ var (
 // Run starts the job (or resumes RunID) and runs it until it is done, a
 // budget is reached, or Stop is called; it returns the run as stored. A
 // cancelled context abandons the step in flight: the run stays resumable.
+//
+// A run has one owner: Run takes the run's lease first and refuses, with
+// an error wrapping store.ErrLeaseHeld, a run another live process drives;
+// it releases the lease when it returns.
 func (j *Job) Run(ctx context.Context) (*store.Run, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	how, err := j.open(ctx)
 	if err != nil {
+		j.releaseLease()
 		return nil, err
 	}
+	j.beat(ctx, cancel)
 	defer j.arena.Close()
 	mode, err := j.mode()
 	if err == nil {
@@ -83,18 +91,34 @@ func (j *Job) open(ctx context.Context) (string, error) {
 	}
 	resumed := j.RunID != ""
 	if resumed {
-		if err := j.Store.View(func(tx *store.Tx) (err error) {
-			j.run, err = tx.Run(j.RunID)
-			return err
+		if err := j.Store.Update(func(tx *store.Tx) (err error) {
+			if j.run, err = tx.Run(j.RunID); err != nil {
+				return err
+			}
+			return j.takeLease(tx, j.RunID)
 		}); err != nil {
 			return "", err
-		}
-		if j.run.Status == store.StatusDone {
-			return "", fmt.Errorf("%w: %s finished with %s", ErrRunDone, j.RunID, IterationsDone(j.run.Iterations))
 		}
 		var cfg JobConfig
 		if err := json.Unmarshal(j.run.Config, &cfg); err != nil {
 			return "", fmt.Errorf("run %s: its configuration does not read: %w", j.RunID, err)
+		}
+		exts, err := extend(&cfg, j.Extend, j.run.Iterations, time.Now())
+		if err != nil {
+			return "", fmt.Errorf("run %s: %w", j.RunID, err)
+		}
+		if j.run.Status == store.StatusDone && j.run.Iterations >= cfg.TotalIterations() {
+			return "", fmt.Errorf("%w: %s finished with %s", ErrRunDone, j.RunID, IterationsDone(j.run.Iterations))
+		}
+		if len(exts) > 0 {
+			for _, e := range exts {
+				j.logf("run %s extended: %s", j.RunID, e)
+			}
+			raw, err := json.Marshal(cfg)
+			if err != nil {
+				return "", err
+			}
+			j.run.Config = raw
 		}
 		if asked := j.Config.Objective; asked != "" && asked != cfg.Objective {
 			return "", fmt.Errorf("%w: %s was started with objective %s, not %s (resume it without --objective, or start a new run)",
@@ -142,7 +166,12 @@ func (j *Job) open(ctx context.Context) (string, error) {
 			return "", err
 		}
 		j.run = &store.Run{Mode: j.Config.Mode, Config: raw, Seed: j.Config.Seed, Status: store.StatusRunning}
-		if err := j.Store.Update(func(tx *store.Tx) error { return tx.CreateRun(j.run) }); err != nil {
+		if err := j.Store.Update(func(tx *store.Tx) error {
+			if err := tx.CreateRun(j.run); err != nil {
+				return err
+			}
+			return j.takeLease(tx, j.run.ID)
+		}); err != nil {
 			return "", err
 		}
 		j.RunID = j.run.ID
@@ -195,7 +224,19 @@ func (j *Job) parts() error {
 
 // finish records how the run ended.
 func (j *Job) finish(err error) (*store.Run, error) {
+	defer j.releaseLease()
 	r := j.run
+	if j.lease.stop != nil {
+		j.lease.stop()
+		j.lease.stop = nil
+	}
+	lost := func() (*store.Run, error) {
+		// The new owner's record stands: write nothing.
+		return r, fmt.Errorf("run %s: %w by another process while this one ran (it took this one for gone); this process stopped", r.ID, ErrLeaseLost)
+	}
+	if j.leaseLost() || errors.Is(err, ErrLeaseLost) {
+		return lost()
+	}
 	switch {
 	case err == nil && r.Stop == "":
 		r.Status = store.StatusDone
@@ -206,7 +247,9 @@ func (j *Job) finish(err error) (*store.Run, error) {
 	default:
 		r.Status, r.Error = store.StatusFailed, err.Error()
 	}
-	if serr := j.saveRun(); serr != nil && err == nil {
+	if serr := j.saveRun(); errors.Is(serr, ErrLeaseLost) {
+		return lost()
+	} else if serr != nil && err == nil {
 		err = serr
 	}
 	prof := j.Profile()

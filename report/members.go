@@ -81,7 +81,7 @@ func (r *Run) member(tx *store.Tx, id string) (Member, error) {
 		return m, err
 	}
 	if ev != nil {
-		m.Evaluated, m.Metrics, m.Failed, m.Backend = true, ev.Mean, ev.Status != store.StatusOK, ev.Backend
+		m.Evaluated, m.Metrics, m.Failed, m.Backend, m.Seeds = true, ev.Mean, ev.Status != store.StatusOK, ev.Backend, ev.Seeds
 	}
 	return m, nil
 }

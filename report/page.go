@@ -172,8 +172,10 @@ func newRunPage(r *Run, f *Frame) *runPage {
 	p := &runPage{}
 	switch rec.Status {
 	case store.StatusRunning:
-		p.Banner = "The run is in progress (or was killed): this page shows what it had stored by " +
+		p.Banner = "The run is in progress: this page shows what it had stored by " +
 			rec.Updated.Local().Format(time.DateTime) + "."
+	case store.StatusInterrupted:
+		p.Banner = "The run was interrupted (" + rec.StopReason + "); resume it with policyevolve evolve --resume " + rec.ID + "."
 	case store.StatusStopped:
 		p.Banner = "The run stopped (" + rec.StopReason + "); resume it with policyevolve evolve --resume " + rec.ID + "."
 	case store.StatusFailed:

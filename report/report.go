@@ -61,6 +61,7 @@ type Member struct {
 	Draws     int
 	Losses    int
 	Metrics   store.Metrics
+	Seeds     []uint64 // the self-play seeds Metrics is the mean over, named beside it
 	Evaluated bool
 	Failed    bool
 	Reason    string // why it is in the pool (baseline, promoted…); a chain: its candidate's status
@@ -112,6 +113,11 @@ func loadRun(tx *store.Tx, id string) (*Run, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if status, owner, err := tx.Standing(rec, store.Self()); err != nil {
+		return nil, err
+	} else if status == store.StatusInterrupted {
+		rec.Status, rec.StopReason = status, store.InterruptedReason(owner)
 	}
 	r := &Run{Record: *rec}
 	if err := json.Unmarshal(rec.Config, &r.Config); err != nil {

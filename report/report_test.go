@@ -46,6 +46,9 @@ func newFixture(t *testing.T) *fixture {
 		if err := tx.CreateRun(r); err != nil {
 			return err
 		}
+		if _, err := tx.TakeLease(r.ID, store.Self()); err != nil { // this process drives it: running
+			return err
+		}
 		f.run = r.ID
 		sample := 0 // of the next policy put
 		put := func(src, op string, parents ...string) string {

@@ -11,6 +11,7 @@ import (
 
 	"policyevolve/envs"
 	"policyevolve/evolve/episode"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -201,7 +202,8 @@ func (d *PolicyDetail) page(f *Frame) *page {
 		rp := ratingPage{Pool: pr.Pool, PoolHref: f.poolURL(pr.Pool), Reason: pr.Reason, Elo: "–", Record: "–"}
 		if r := pr.Rating; r != nil {
 			rp.Rated = true
-			rp.Elo, rp.Record = fmt.Sprintf("%.1f", r.Elo), fmt.Sprintf("%d/%d/%d in %d games", r.Wins, r.Draws, r.Losses, r.Games)
+			key, _ := store.ParseGlobalPool(pr.Pool)
+			rp.Elo, rp.Record = fmt.Sprintf("%.1f", r.Elo), pool.GamesLabel(pool.Objective(key.Objective), r.Wins, r.Draws, r.Losses, r.Games)
 			if len(r.History) > 0 {
 				labels := make([]string, len(r.History))
 				values := make([]float64, len(r.History))

@@ -78,14 +78,21 @@ func LoadPool(s *store.Store, name, sortBy string) (*PoolDetail, error) {
 			if err != nil {
 				return err
 			}
-			var latest *store.Evaluation
-			for k := range evs {
-				if (d.Env == store.EnvConfig{} || evs[k].Env == d.Env) && (latest == nil || evs[k].Created.After(latest.Created)) {
-					latest = &evs[k]
+			if (d.Env != store.EnvConfig{}) {
+				// Every seed it was played on here: pool ls's figure.
+				if pooled, ok := store.PoolEvaluations(evs, d.Env); ok {
+					m.Evaluated, m.Metrics, m.Failed, m.Seeds = true, pooled.Mean, pooled.Failed, pooled.Seeds
 				}
-			}
-			if latest != nil {
-				m.Evaluated, m.Metrics, m.Failed = true, latest.Mean, latest.Status != store.StatusOK
+			} else {
+				var latest *store.Evaluation
+				for k := range evs {
+					if latest == nil || evs[k].Created.After(latest.Created) {
+						latest = &evs[k]
+					}
+				}
+				if latest != nil {
+					m.Evaluated, m.Metrics, m.Failed, m.Seeds = true, latest.Mean, latest.Status != store.StatusOK, latest.Seeds
+				}
 			}
 			d.Members = append(d.Members, m)
 		}
@@ -183,6 +190,9 @@ func memberRow(m Member, f *Frame) poolRow {
 	}
 	if m.Evaluated {
 		row.Eff, row.Equality = fmt.Sprintf("%.3f", m.Metrics.Efficiency), fmt.Sprintf("%.3f", m.Metrics.Equality)
+		if len(m.Seeds) > 0 {
+			row.Eff += " on seeds " + seedList(m.Seeds)
+		}
 		row.Sustainability, row.Peace = fmt.Sprintf("%.1f", m.Metrics.Sustainability), fmt.Sprintf("%.2f", m.Metrics.Peace)
 		if m.Failed {
 			row.Eff += " (failed)"

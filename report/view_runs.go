@@ -35,8 +35,10 @@ func LoadRuns(s *store.Store) (*RunList, error) {
 	l := &RunList{Store: s.Path(), Generated: time.Now()}
 	var runs []store.Run
 	if err := s.View(func(tx *store.Tx) (err error) {
-		runs, err = tx.Runs()
-		return err
+		if runs, err = tx.Runs(); err != nil {
+			return err
+		}
+		return tx.MarkInterrupted(runs, store.Self()) // a running run whose process is gone
 	}); err != nil {
 		return nil, err
 	}

@@ -76,7 +76,7 @@ func TestViews(t *testing.T) {
 			"<td>pending</td>", "<td>refused</td><td>–</td><td>–</td><td>–</td><td class=\"text\">does not compile</td>", "<td>promoted</td><td>0.600</td>",
 			"<h2>Pool</h2>"}}, // running: not the final pool yet
 		{"policy", func() (View, error) { return LoadPolicy(f.s, f.p3[:10], &seed) }, []string{"// p3",
-			`href="/policies/` + f.bfs + `"`, "<td>won</td>", `action="/diff"`, `src="/replay/` + f.p3, `fill="#00c800"/></svg>apple</span>`, "In the pool as promoted; Elo 1200.0, 0/0/0 in 0 games"}},
+			`href="/policies/` + f.bfs + `"`, "<td>won</td>", `action="/diff"`, `src="/replay/` + f.p3, `fill="#00c800"/></svg>apple</span>`, "In the pool as promoted; Elo 1200.0, 0/0/0 (won/drawn/lost) in 0 mixed matches counted by elo"}},
 		{"builtin", func() (View, error) { return LoadPolicy(f.s, f.bfs, nil) }, []string{"The built-in policy bfs"}},
 		{"pool", func() (View, error) { return LoadPool(f.s, store.GlobalPool(fixtureEnv), "efficiency") }, []string{`class="sorted"`, "?sort=elo"}},
 		{"pools", func() (View, error) { return LoadPools(f.s) }, []string{`href="/pools/global/gathering/small/4/60"`}},

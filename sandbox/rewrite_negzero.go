@@ -87,6 +87,7 @@ func mayHoldNegZero(t types.Type, depth int) bool {
 // package-level function but Policy becomes a method, and every call of
 // it by name a method call (its uses as values too).
 func (rw *rewriter) negZeroSafeSyntax() {
+	//lint:ignore SA1019 this is the rewrite for when there is no type information (its doc says so)
 	funcs := map[*ast.Object]bool{}
 	for _, d := range rw.c.File.Decls {
 		fd, ok := d.(*ast.FuncDecl)

@@ -129,6 +129,11 @@ func Open(path string, opt Options) (*Store, error) {
 		// bbolt what it is not.
 		return nil, fmt.Errorf("%w: %s is %s, not a regular file", ErrNotStore, path, infile.Kind(st.Mode()))
 	}
+	if !opt.ReadOnly {
+		if err := checkLocal(path); err != nil {
+			return nil, err
+		}
+	}
 	s := &Store{path: path, opt: opt}
 	_, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) && !opt.ReadOnly {

@@ -85,6 +85,10 @@ model of each proposal. Every flag can come from a TOML or YAML file
 The job survives Ctrl-C (the first stops at a safe point and prints how to
 resume; the second abandons the step in flight) and kill -9: resume with
 --resume RUN_ID. Watch it from another shell with "pool ls" and "runs show".
+One process drives a run: a --resume of a run another live process drives
+is refused naming it; a run whose process was killed reads "interrupted"
+in runs ls and is taken over by --resume. Keep the store on a local disk
+(a network file system is refused).
 
 With --nats, the episodes are played by evaluation workers ("policyevolve
 worker") fed by a NATS JetStream queue: --nats embedded runs the server in
@@ -125,7 +129,7 @@ the step in flight after 30s.`, stdout)
 	fs.IntVar(&o.cfg.MaxTokens, "max-tokens", 0, "LLM tokens, in and out, the calls may take: a call is sent only if its worst case fits (0: no limit)")
 	fs.DurationVar(&o.cfg.MaxTime, "time", 0, "stop after this much wall-clock time, e.g. 2h (0: no limit)")
 	fs.StringVar(&o.cfg.Critic, "critic", "analytic", "who writes the reflections: analytic, or llm (the first --llm)")
-	fs.StringVar(&o.resume, "resume", "", "resume the run RUN_ID where it stopped: its stored configuration decides, but for where its models are\nserved (--llm SPEC@URL, --llm-base-url, --llm-key-env, --llm-timeout, --llm-retries, the config file's models table)")
+	fs.StringVar(&o.resume, "resume", "", "resume the run RUN_ID where it stopped: its stored configuration decides, but for where its models are\nserved (--llm SPEC@URL, --llm-base-url, --llm-key-env, --llm-timeout, --llm-retries, the config file's models table)\nand its budgets, which --iterations, --max-planner-calls, --max-cost, --max-tokens and --time may raise (a finished run goes on;\nruns show lists the extensions); a flag that would change any other setting is refused")
 	fs.BoolVar(&o.json, "json", false, "write machine-readable events (JSON lines) on stdout instead of progress")
 	fs.String("config", "", "read flags from a TOML or YAML file")
 	o.storeOptions.register(fs)
@@ -199,6 +203,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	var extend evolve.Budgets // what a resume carries further
 	if o.resume != "" {
 		// The stored configuration decides; the LLM settings come back from it.
 		var run *store.Run
@@ -218,6 +223,9 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 			return usagef("--objective %s: run %s was started with objective %s and resumes only under it", cfg.Objective, o.resume, stored.Objective)
 		}
 		if err := o.checkSeeds(stored); err != nil {
+			return err
+		}
+		if extend, err = o.resumeFlags(o.llm.fs, stored); err != nil {
 			return err
 		}
 		now := o.llm
@@ -260,7 +268,7 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		return err
 	}
 	defer closeNATS()
-	job := &evolve.Job{Config: cfg, Store: s, Sandbox: sb, RunID: o.resume}
+	job := &evolve.Job{Config: cfg, Store: s, Sandbox: sb, RunID: o.resume, Extend: extend}
 	if remote != nil {
 		job.Executor = remote
 		defer progress.watchQueue(remote.Stats, progress.queueEvery())()
@@ -326,8 +334,16 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		}); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "policyevolve evolve: %s is done already (%s): nothing to resume\n", run.ID, evolve.IterationsDone(run.Iterations))
+		fmt.Fprintf(stderr, "policyevolve evolve: %s is done already (%s): nothing to resume (--iterations above its own carries it further)\n", run.ID, evolve.IterationsDone(run.Iterations))
 		return printRunSummary(stdout, s, run, nil, o.json, storeFlag(o.storeOptions))
+	}
+	if errors.Is(err, evolve.ErrBudgetShrunk) {
+		return usagef("--resume: %v", err)
+	}
+	var held *store.LeaseHeldError
+	if errors.As(err, &held) {
+		return fmt.Errorf("%w\nsee it with: %s runs show %s%s (one process drives a run; resume it once that one has ended)",
+			err, self(), held.Lease.Run, storeFlag(o.storeOptions))
 	}
 	if err != nil {
 		if run != nil && errors.Is(err, context.Canceled) {
@@ -374,6 +390,7 @@ func (o *evolveOptions) checkSeeds(stored evolve.JobConfig) error {
 // look further.
 func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.Totals, asJSON bool, storeArg string) error {
 	var ev *store.Evaluation
+	var member string // where its pool has the champion, or why not
 	var cfg evolve.JobConfig
 	if err := json.Unmarshal(run.Config, &cfg); err != nil {
 		return err
@@ -388,6 +405,14 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 			if errors.Is(err, store.ErrNotFound) {
 				err = nil
 			}
+			if err != nil {
+				return err
+			}
+			its, err := tx.Iterations(run.ID)
+			if err != nil {
+				return err
+			}
+			member, err = championMembership(tx, run, cfg, its)
 			return err
 		}); err != nil {
 			return err
@@ -421,8 +446,20 @@ func printRunSummary(w io.Writer, s *store.Store, run *store.Run, prof *timing.T
 				fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%.2f\t%.3f\t\n", sr.Seed, sr.Metrics.Efficiency, sr.Metrics.Equality, sr.Metrics.Sustainability, sr.Metrics.Peace)
 			}
 			m := ev.Mean
-			fmt.Fprintf(tw, "mean\t%.4f\t%.4f\t%.2f\t%.3f\t\n", m.Efficiency, m.Equality, m.Sustainability, m.Peace)
+			fmt.Fprintf(tw, "mean, seeds %s\t%.4f\t%.4f\t%.2f\t%.3f\t\n", seedWords(ev.Seeds), m.Efficiency, m.Equality, m.Sustainability, m.Peace)
 			tw.Flush()
+			// The figure the run crowned it by, when it was rechecked
+			// on further seeds (runs show, pool ls and pool show give it).
+			rechecked, err := rechecks(s, cfg, []store.Iteration{{Champion: run.Champion}})
+			if err != nil {
+				return err
+			}
+			if r, ok := rechecked[run.Champion]; ok {
+				fmt.Fprintf(w, "efficiency %s: the figure it was crowned by\n", r)
+			}
+		}
+		if member != "" {
+			fmt.Fprintf(w, "champion: %s\n", member)
 		}
 	}
 	fmt.Fprintln(w, "\nlook further:")

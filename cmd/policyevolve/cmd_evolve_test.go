@@ -250,7 +250,7 @@ func TestEvolveConfigFileAndRuns(t *testing.T) {
 	out, _ := cli(t, "runs", "show", run.ID, "--store", db)
 	// The champion was rechecked on the 20 seeds after 0-4, and runs
 	// show says so, with its score over all 25.
-	for _, want := range []string{`"recheck": 20`, "each contender rechecked on seeds 5–24 as well", "over seeds 0–24, rechecked), equality"} {
+	for _, want := range []string{`"recheck": 20`, "each contender rechecked on seeds 5–24 as well", "efficiency 0.", "on seeds 0–4 (", "on seeds 0–24, rechecked), equality"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("runs show does not say %q:\n%s", want, out)
 		}

@@ -99,10 +99,12 @@ func runInvade(ctx context.Context, o invadeOptions, stdout, stderr io.Writer) e
 	}
 	a, err := r.player(ctx, o.a)
 	if err != nil {
+		//lint:ignore ST1005 "A" names the first player, as in the usage line
 		return fmt.Errorf("A: %w", err)
 	}
 	b, err := r.player(ctx, o.b)
 	if err != nil {
+		//lint:ignore ST1005 "B" names the second player, as in the usage line
 		return fmt.Errorf("B: %w", err)
 	}
 	rep := invadeReport{Names: [2]string{a.name, b.name}, Env: env.Config.String(), Seeds: seeds}

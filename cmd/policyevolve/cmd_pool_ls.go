@@ -28,10 +28,13 @@ type poolRow struct {
 	Equality       float64 `json:"equality"`
 	Sustainability float64 `json:"sustainability"`
 	Peace          float64 `json:"peace"`
-	Evaluated      bool    `json:"evaluated"`
-	Status         string  `json:"status,omitempty"`
-	Operator       string  `json:"operator,omitempty"`
-	Reason         string  `json:"reason,omitempty"`
+	// Seeds are the self-play seeds the metrics are the mean over: every
+	// seed the member was played on in the pool's environment.
+	Seeds     []uint64 `json:"seeds,omitempty"`
+	Evaluated bool     `json:"evaluated"`
+	Status    string   `json:"status,omitempty"`
+	Operator  string   `json:"operator,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
 }
 
 type poolListing struct {
@@ -52,8 +55,10 @@ func cmdPoolLs(ctx context.Context, args []string, stdout, stderr io.Writer) err
 List the global pools (one per environment and objective) and their
 members: Elo and record from the pool's ratings — games of the pool's
 objective: mixed matches in an elo pool, self-play compared seed by seed
-in a welfare pool — and social metrics from each member's latest
-self-play evaluation on that environment. Members are listed best first
+in a welfare pool — and social metrics from each member's self-play on
+that environment, the mean over every seed it was played on there (the
+seeds column: a run's evaluation seeds, and a champion's recheck seeds
+too), the same figure pool show gives. Members are listed best first
 by the pool's objective (its score: Elo, or self-play efficiency for
 welfare) unless --sort says otherwise. Safe to run while a job writes to
 the store. Runs with a pool of their own (compare's) are listed with
@@ -156,11 +161,11 @@ the store. Runs with a pool of their own (compare's) are listed with
 			fmt.Fprintln(stdout, "  (every evolved member resisted invasion by the pool's members when it joined)")
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  id\telo\tw/d/l\tefficiency\tequality\tsustainability\tpeace\torigin\tname")
+		fmt.Fprintln(tw, "  id\telo\tw/d/l\tefficiency\tequality\tsustainability\tpeace\tseeds\torigin\tname")
 		for _, r := range l.Members {
-			metrics := "-\t-\t-\t-"
+			metrics := "-\t-\t-\t-\t-"
 			if r.Evaluated {
-				metrics = fmt.Sprintf("%.3f\t%.3f\t%.1f\t%.2f", r.Efficiency, r.Equality, r.Sustainability, r.Peace)
+				metrics = fmt.Sprintf("%.3f\t%.3f\t%.1f\t%.2f\t%s", r.Efficiency, r.Equality, r.Sustainability, r.Peace, seedWords(r.Seeds))
 				if r.Status == store.StatusFailed {
 					metrics += " (failed)"
 				}
@@ -193,16 +198,16 @@ func listPool(tx *store.Tx, name string) (poolListing, error) {
 		if err != nil {
 			return l, err
 		}
-		var latest *store.Evaluation
-		for k := range evs {
-			if evs[k].Env == env && (latest == nil || evs[k].Created.After(latest.Created)) {
-				latest = &evs[k]
+		// Every seed it was played on here (a champion's recheck seeds
+		// too), named beside the figure: the same figure pool show and
+		// the report give.
+		if pooled, ok := store.PoolEvaluations(evs, env); ok {
+			row.Evaluated, row.Status, row.Seeds = true, store.StatusOK, pooled.Seeds
+			if pooled.Failed {
+				row.Status = store.StatusFailed
 			}
-		}
-		if latest != nil {
-			row.Evaluated, row.Status = true, latest.Status
-			row.Efficiency, row.Equality = latest.Mean.Efficiency, latest.Mean.Equality
-			row.Sustainability, row.Peace = latest.Mean.Sustainability, latest.Mean.Peace
+			row.Efficiency, row.Equality = pooled.Mean.Efficiency, pooled.Mean.Equality
+			row.Sustainability, row.Peace = pooled.Mean.Sustainability, pooled.Mean.Peace
 		}
 		l.Members = append(l.Members, row)
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"policyevolve/evolve/episode"
+	"policyevolve/pool"
 	"policyevolve/store"
 )
 
@@ -45,7 +47,8 @@ metrics, and every match it played.`, stdout)
 				fmt.Fprintf(stdout, "pool     %s (unrated)\n", pl)
 				continue
 			}
-			fmt.Fprintf(stdout, "pool     %s: elo %.1f, %d games (%d/%d/%d)\n", pl, r.Elo, r.Games, r.Wins, r.Draws, r.Losses)
+			key, _ := store.ParseGlobalPool(pl)
+			fmt.Fprintf(stdout, "pool     %s: elo %.1f, %s\n", pl, r.Elo, pool.GamesLabel(pool.Objective(key.Objective), r.Wins, r.Draws, r.Losses, r.Games))
 			for _, h := range r.History {
 				fmt.Fprintf(stdout, "           %s  elo %.1f after %s vs %.12s (seed %d)\n",
 					h.Time.Format("2006-01-02 15:04:05"), h.Elo, outcomeWord(h.Outcome), h.Opponent, h.Seed)
@@ -54,6 +57,21 @@ metrics, and every match it played.`, stdout)
 		evs, err := tx.EvaluationsOf(id)
 		if err != nil {
 			return err
+		}
+		// One figure per environment, over every seed it was played on
+		// there (pool ls gives the same), then each evaluation.
+		var envs []store.EnvConfig
+		for _, e := range evs {
+			if !slices.Contains(envs, e.Env) {
+				envs = append(envs, e.Env)
+			}
+		}
+		for _, env := range envs {
+			if pooled, ok := store.PoolEvaluations(evs, env); ok && len(pooled.Seeds) > 0 {
+				m := pooled.Mean
+				fmt.Fprintf(stdout, "self-play on %s, seeds %s (all its evaluations there; the figure pool ls gives): efficiency %.3f, equality %.3f, sustainability %.1f, peace %.2f\n",
+					env, seedWords(pooled.Seeds), m.Efficiency, m.Equality, m.Sustainability, m.Peace)
+			}
 		}
 		for _, e := range evs {
 			fmt.Fprintf(stdout, "evaluation on %s, seeds %v: %s", e.Env, e.Seeds, e.Status)
@@ -79,7 +97,7 @@ metrics, and every match it played.`, stdout)
 			return err
 		}
 		if len(ms) > 0 {
-			fmt.Fprintf(stdout, "matches (%d):\n", len(ms))
+			fmt.Fprintf(stdout, "matches (%d, mixed: half the agents each, sides swapped; counted only by an elo pool's rating):\n", len(ms))
 		}
 		for _, m := range ms {
 			other, score, theirs, outcome := m.B, m.ScoreA, m.ScoreB, m.Outcome

@@ -195,7 +195,8 @@ func TestReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"The run is in progress", "1 of 4 done", "in progress"} {
+		// Stored running with no process behind it: interrupted.
+		for _, want := range []string{"The run was interrupted", "its process is gone", "evolve --resume run-2", "1 of 4 done", "in progress"} {
 			if !strings.Contains(p.Text, want) {
 				t.Errorf("the page does not say %q", want)
 			}

@@ -30,14 +30,15 @@ func cmdRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error
 type runsOptions struct {
 	storeOptions
 	json bool
-	id   string
 }
 
 func cmdRunsLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o runsOptions
 	fs := newFlagSet("runs ls", "[flags]", `
-List the evolution runs in the store, newest last: status (running, done,
-stopped — resumable with evolve --resume — or failed), iterations done,
+List the evolution runs in the store, newest last: status (running;
+interrupted — its process is gone, killed or crashed; done; stopped; or
+failed — the interrupted and stopped ones resume with evolve --resume),
+iterations done,
 planner calls, LLM calls and cost, and the champion. Safe to run while a
 job writes.`, stdout)
 	o.storeOptions.register(fs)
@@ -51,8 +52,10 @@ job writes.`, stdout)
 	}
 	var runs []store.Run
 	if err := s.View(func(tx *store.Tx) (err error) {
-		runs, err = tx.Runs()
-		return err
+		if runs, err = tx.Runs(); err != nil {
+			return err
+		}
+		return tx.MarkInterrupted(runs, store.Self())
 	}); err != nil {
 		return err
 	}
@@ -117,11 +120,19 @@ and the champion after it.`, stdout)
 	var run *store.Run
 	var its []store.Iteration
 	var origins map[string]store.Origin // of the candidates' policies
+	var owner *store.Lease              // who drives the run, if anyone
 	if err := s.View(func(tx *store.Tx) (err error) {
 		if run, err = tx.Run(id); errors.Is(err, store.ErrNotFound) {
 			return noRun(id, o.storeOptions)
 		} else if err != nil {
 			return err
+		}
+		status := ""
+		if status, owner, err = tx.Standing(run, store.Self()); err != nil {
+			return err
+		}
+		if status == store.StatusInterrupted {
+			run.Status, run.StopReason = status, store.InterruptedReason(owner)
 		}
 		if its, err = tx.Iterations(run.ID); err != nil {
 			return err
@@ -155,7 +166,13 @@ and the champion after it.`, stdout)
 	if run.Error != "" {
 		fmt.Fprintf(stdout, " — %s", run.Error)
 	}
+	if run.Status == store.StatusRunning && owner != nil {
+		fmt.Fprintf(stdout, "\ndriven by %s, heartbeat %s ago", owner, time.Since(owner.Heartbeat).Round(time.Second))
+	}
 	fmt.Fprintf(stdout, "\nobjective %s: %s", cfg.Objective, cfg.DescribeObjective(seedWords))
+	for _, e := range cfg.Extended {
+		fmt.Fprintf(stdout, "\nextended on resume: %s", e)
+	}
 	fmt.Fprintf(stdout, "\nstarted %s, updated %s\n", run.Started.Local().Format(time.DateTime), run.Updated.Local().Format(time.DateTime))
 	u := run.Usage
 	fmt.Fprintf(stdout, "spent: %s, %s (%d tokens in, %d out), %s, %s, %s\n",
@@ -235,7 +252,7 @@ and the champion after it.`, stdout)
 			fmt.Fprintf(stdout, "  refused or failed on the way: %s\n", r)
 		}
 		if it.Champion != "" {
-			fmt.Fprintf(stdout, "  champion by %s %.12s: efficiency %.4f", cfg.ChampionBy(), it.Champion, it.Best.Efficiency)
+			fmt.Fprintf(stdout, "  champion by %s %.12s: efficiency %.4f on seeds %s", cfg.ChampionBy(), it.Champion, it.Best.Efficiency, seedWords(cfg.EvalSeeds))
 			if r, ok := rechecked[it.Champion]; ok {
 				fmt.Fprintf(stdout, " (%s)", r)
 			}
@@ -250,11 +267,24 @@ and the champion after it.`, stdout)
 	for _, it := range its {
 		all = append(all, it.Candidates...)
 	}
+	var member string
+	if err := s.View(func(tx *store.Tx) (err error) {
+		member, err = championMembership(tx, run, cfg, its)
+		return err
+	}); err != nil {
+		return err
+	}
+	if member != "" {
+		fmt.Fprintf(stdout, "\nchampion %.12s: %s\n", run.Champion, member)
+	}
 	if r := refusals(all); r != "" {
 		fmt.Fprintf(stdout, "\nrefused or failed in the run: %s\n", r)
 	}
-	if run.Status == store.StatusStopped && !evolve.StoppedByBudget(run) {
+	if run.Status == store.StatusStopped && !evolve.StoppedByBudget(run) || run.Status == store.StatusInterrupted {
 		fmt.Fprintf(stdout, "\nresume with: %s evolve --resume %s%s\n", self(), run.ID, storeFlag(o.storeOptions))
+	} else if run.Status == store.StatusDone || evolve.StoppedByBudget(run) {
+		fmt.Fprintf(stdout, "\ncarry it further with: %s evolve --resume %s%s and a larger budget (--iterations, --max-planner-calls, --max-cost, --max-tokens or --time)\n",
+			self(), run.ID, storeFlag(o.storeOptions))
 	}
 	return nil
 }
@@ -316,16 +346,9 @@ func refusals(cs []store.Candidate) string {
 	return strings.Join(parts, ", ")
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // rechecks says, for each champion of its that was rechecked
 // (JobConfig.Recheck), its efficiency over the evaluation and recheck
-// seeds together, as the run ranked it: "3.5310 over seeds 0–24,
+// seeds together, as the run ranked it: "3.5310 on seeds 0–24,
 // rechecked". A champion not rechecked (a pool member crowned by its
 // rating, a run without a recheck) has none.
 func rechecks(s *store.Store, cfg evolve.JobConfig, its []store.Iteration) (map[string]string, error) {
@@ -355,7 +378,7 @@ func rechecks(s *store.Store, cfg evolve.JobConfig, its []store.Iteration) (map[
 				evs = append(evs, ev)
 			}
 			if score, ok := store.PooledEfficiency(evs...); ok && len(evs) == 2 {
-				out[it.Champion] = fmt.Sprintf("%.4f over seeds %s, rechecked", score, all)
+				out[it.Champion] = fmt.Sprintf("%.4f on seeds %s, rechecked", score, all)
 			}
 		}
 		return nil

@@ -48,6 +48,7 @@ func NormalizedID(src []byte) string {
 // function's parameters, results and locals, closures' included) a name
 // of its order of appearance.
 func renameLocals(typ *ast.FuncType, body *ast.BlockStmt, from, to token.Pos) {
+	//lint:ignore SA1019 the policy is normalised before it type-checks; the parser's scopes are what there is
 	names := map[*ast.Object]string{}
 	visit := func(n ast.Node) bool {
 		id, ok := n.(*ast.Ident)

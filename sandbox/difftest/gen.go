@@ -450,18 +450,11 @@ type fnCtx struct {
 	entry   bool     // an entry function (returns its digest)
 	helper  bool     // a package-level helper (its digest goes to acc)
 	closure int      // nesting depth of function literals
-	noDefer bool
 }
 
 // costLimit bounds the work of one entry call, in loop iterations of
 // generated statements (yaegi runs ~10^6 simple statements per second).
 const costLimit = 4000
-
-func (g *gen) use(name string) {
-	if g.fn != nil {
-		g.fn.uses[name] = true
-	}
-}
 
 // w accumulates the lines of a function body.
 type w struct {

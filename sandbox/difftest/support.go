@@ -112,9 +112,6 @@ func abs(x int) int {
 }
 `
 
-// supportNames are the declarations of supportCode.
-var supportNames = []string{"acc", "mix", "final", "mixI", "mixF", "mixS", "mixB", "dgAny", "ix", "cut", "sub", "nonNaN", "abs"}
-
 // fold is an expression of type uint64: h with the value e of type t
 // folded in.
 func (g *gen) fold(h string, t *typ, e string) string {

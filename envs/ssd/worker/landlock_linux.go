@@ -41,6 +41,7 @@ func landlock(allThreads AllThreadsFunc, readDirs []string) (int, error) {
 		case syscall.ENOSYS:
 			return 0, errors.New("the kernel has no Landlock")
 		case syscall.EOPNOTSUPP:
+			//lint:ignore ST1005 Landlock is a proper noun
 			return 0, errors.New("Landlock is disabled in this kernel")
 		}
 		return 0, fmt.Errorf("landlock_create_ruleset: %w", e)
