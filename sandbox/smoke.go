@@ -217,10 +217,3 @@ const (
 	episodesBetween = 3
 	betweenSteps    = 10
 )
-
-// stoppedForCost reports whether an episode was stopped for the
-// policy's cost (the budget, a step's deadline, the CPU limit) rather
-// than for what it did.
-func stoppedForCost(err error) bool {
-	return errors.Is(err, ErrTimeout) || errors.Is(err, ErrCost) || errors.Is(err, ErrCPUBudget)
-}
