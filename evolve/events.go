@@ -56,6 +56,12 @@ type Event struct {
 	// rechecked before it was crowned (JobConfig.Recheck): what it was
 	// ranked by.
 	ChampionRechecked *float64 `json:"champion_rechecked,omitempty"`
+	// ChampionSeeds (iteration-done) are the seeds ChampionMetrics are
+	// measured on (the evaluation seeds), and RecheckedSeeds, with
+	// ChampionRechecked, every seed of its mean: a figure is never shown
+	// without the seeds it is over (docs/objectives.md).
+	ChampionSeeds  []uint64 `json:"champion_seeds,omitempty"`
+	RecheckedSeeds []uint64 `json:"rechecked_seeds,omitempty"`
 	// BestCandidate is the iteration's best candidate under the run's
 	// objective (iteration-done), whether or not it became champion.
 	BestCandidate *Standing      `json:"best_candidate,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"policyevolve/critic"
@@ -294,8 +295,13 @@ func (j *Job) closeIteration(ctx context.Context, it *store.Iteration, mode sear
 	now := j.profile.Snapshot()
 	lap := now.Sub(j.lap)
 	j.lap = now
+	var rechecked []uint64
+	if c.Rechecked != nil {
+		rechecked = append(slices.Clone(j.Config.EvalSeeds), j.Config.RecheckSeeds()...)
+	}
 	j.emit(Event{Kind: EventIterationDone, Iteration: it.Index, Champion: c.Policy, ChampionMetrics: &c.Metrics,
-		ChampionElo: c.Elo, ChampionRechecked: c.Rechecked, BestCandidate: j.bestCandidate(it), Profile: &lap})
+		ChampionElo: c.Elo, ChampionRechecked: c.Rechecked, ChampionSeeds: j.Config.EvalSeeds, RecheckedSeeds: rechecked,
+		BestCandidate: j.bestCandidate(it), Profile: &lap})
 	return nil
 }
 

@@ -55,6 +55,9 @@ type runPage struct {
 	Pool       []poolRow
 	Iterations []iterRow
 	Candidates []candRow
+	// EvalSeeds names the evaluation seeds, which the iterations' and
+	// candidates' efficiencies are over.
+	EvalSeeds string
 }
 
 // candRow is one candidate of an iteration, as planned and as settled.
@@ -169,7 +172,7 @@ func newPage(r *Report, f *Frame) *page {
 
 func newRunPage(r *Run, f *Frame) *runPage {
 	rec, cfg := r.Record, r.Config
-	p := &runPage{}
+	p := &runPage{EvalSeeds: seedList(cfg.EvalSeeds)}
 	switch rec.Status {
 	case store.StatusRunning:
 		p.Banner = "The run is in progress: this page shows what it had stored by " +

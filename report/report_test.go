@@ -281,7 +281,8 @@ func TestWriteRunInProgress(t *testing.T) {
 	if p.Elements["svg"] != 6 || p.Elements["polyline"] == 0 || p.Elements["rect"] != 5 {
 		t.Errorf("elements %v", p.Elements)
 	}
-	for _, want := range []string{"in progress", "refine", "crossover", "1 refused, 1 pending", "evicted since", "package policy // p3"} {
+	for _, want := range []string{"in progress", "refine", "crossover", "1 refused, 1 pending", "evicted since", "package policy // p3",
+		"its efficiency (seeds 0)", "efficiency (seeds 0)"} {
 		if !strings.Contains(p.Text, want) {
 			t.Errorf("the page does not say %q", want)
 		}

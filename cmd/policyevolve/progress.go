@@ -95,8 +95,11 @@ func (p *evolveProgress) Report(e evolve.Event) {
 	case evolve.EventIterationDone:
 		if e.ChampionMetrics != nil && e.Champion != "" {
 			p.best = fmt.Sprintf("champion by %s %.8s efficiency %.3f", e.Objective, e.Champion, e.ChampionMetrics.Efficiency)
+			if len(e.ChampionSeeds) > 0 {
+				p.best += " on seeds " + seedWords(e.ChampionSeeds)
+			}
 			if e.ChampionRechecked != nil {
-				p.best += fmt.Sprintf(" (%.3f rechecked)", *e.ChampionRechecked)
+				p.best += fmt.Sprintf(" (%.3f on seeds %s, rechecked)", *e.ChampionRechecked, seedWords(e.RecheckedSeeds))
 			}
 			if e.ChampionElo != 0 {
 				p.best += fmt.Sprintf(" Elo %.0f", e.ChampionElo)

@@ -86,9 +86,10 @@ func TestProgressOffATerminal(t *testing.T) {
 	rechecked := 1.475 // its mean over the evaluation and recheck seeds
 	p.Report(evolve.Event{Kind: evolve.EventIterationDone, Run: "run-1", Iteration: 0, Iterations: 2, Completed: 1,
 		Objective: "welfare", Champion: "0123456789abcdef", ChampionMetrics: &store.Metrics{Efficiency: 1.5}, ChampionRechecked: &rechecked,
+		ChampionSeeds: []uint64{0, 1, 2}, RecheckedSeeds: []uint64{0, 1, 2, 3, 4, 5},
 		Usage: store.RunUsage{Proposals: 3}})
 	p.Report(evolve.Event{Kind: evolve.EventStopped, Run: "run-1", Iteration: 0, Iterations: 2, Completed: 1, Message: "time budget reached (1s)"})
-	want = append(want, "iteration 0 done (1 of 2): champion by welfare 01234567 efficiency 1.500 (1.475 rechecked) — 3 calls",
+	want = append(want, "iteration 0 done (1 of 2): champion by welfare 01234567 efficiency 1.500 on seeds 0–2 (1.475 on seeds 0–5, rechecked) — 3 calls",
 		"run-1 stopped: time budget reached (1s) — iteration 0 done (1 of 2)")
 	check("iteration done and stopped")
 
