@@ -135,7 +135,16 @@ type Evaluation struct {
 	Error   string       `json:"error,omitempty"`
 	PerSeed []SeedResult `json:"per_seed"`
 	Mean    Metrics      `json:"mean"` // over the seeds that completed
-	Created time.Time    `json:"created"`
+	// Against, when set, makes this an invasion evaluation (the exploit
+	// objective's score): K agents (0…K−1) run Policy, the others the
+	// policy Against; Invader is the invaders' and Residents the
+	// residents' mean per-agent return over the seeds that completed, and
+	// Mean the group's metrics. Empty: self-play, every agent Policy.
+	Against   string    `json:"against,omitempty"`
+	K         int       `json:"k,omitempty"`
+	Invader   float64   `json:"invader,omitempty"`
+	Residents float64   `json:"residents,omitempty"`
+	Created   time.Time `json:"created"`
 }
 
 // PooledEfficiency is a policy's mean efficiency over every seed of its
