@@ -122,9 +122,15 @@ func (j *Job) open(ctx context.Context) (string, error) {
 		return "", err
 	}
 	j.env = env
+	if j.Config.Objective.Exploits() {
+		if j.Config.Against, err = resolveTarget(j.Store, j.Config.Against); err != nil {
+			return "", err
+		}
+	}
 	j.profile = timing.NewProfile(j.Store)
 	j.arena = &arena.Arena{Profile: j.profile, Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
 		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Objective: j.Config.Objective,
+		Against: j.Config.Against, Invaders: j.Config.Invaders,
 		Workers: j.Config.Workers, Log: j.Log, Executor: j.Executor}
 	j.played.Store(j.arena)
 	if j.dedupe, err = loadDedupe(j.Store, j.RunID, j.arena.GlobalPool()); err != nil {
