@@ -287,7 +287,7 @@ func (j *Job) mode() (search.Mode, error) {
 	c, run := j.Config, host{j}
 	switch c.Mode {
 	case ModeChain:
-		return chain.New(run, chain.Config{Planner: c.Planners[0], Iterations: c.Iterations, Recheck: c.RecheckSeeds()}), nil
+		return chain.New(run, chain.Config{Planner: c.Planners[0], Iterations: c.Iterations, Recheck: c.RecheckSeeds(), Objective: c.Objective}), nil
 	case ModeGEPA:
 		return gepa.New(run, gepa.Config{Planner: c.Planners[0], EvalSeeds: c.EvalSeeds, Iterations: c.Iterations,
 			Feedback: planner.Feedback(c.Feedback), MaxPlannerCalls: c.MaxPlannerCalls})

@@ -367,7 +367,12 @@ type Candidate struct {
 	// its iteration is promoted, and stored, so that a resumed run reads
 	// it back.
 	Invasion *Invasion `json:"invasion,omitempty"`
-	Usage    RunUsage  `json:"usage"`
+	// Invader is the candidate's score under the exploit objective only
+	// (nil otherwise): its mean per-agent return as the run's K invaders
+	// among residents running the run's target, on the evaluation seeds
+	// (its invasion evaluation, store.Evaluation.Against).
+	Invader *float64 `json:"invader,omitempty"`
+	Usage   RunUsage `json:"usage"`
 }
 
 // Invasion is the outcome of an invasion test: one agent of each invader
