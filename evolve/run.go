@@ -123,7 +123,7 @@ func (j *Job) open(ctx context.Context) (string, error) {
 	}
 	j.env = env
 	if j.Config.Objective.Exploits() {
-		if j.Config.Against, err = resolveTarget(j.Store, j.Config.Against); err != nil {
+		if j.Config.Against, err = ResolveTarget(j.Store, j.Config.Against); err != nil {
 			return "", err
 		}
 	}

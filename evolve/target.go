@@ -15,10 +15,10 @@ import (
 // and no stored policy.
 var ErrUnknownTarget = errors.New("unknown policy")
 
-// resolveTarget reads the exploit objective's target: a built-in's name
+// ResolveTarget reads the exploit objective's target: a built-in's name
 // (stored, as the baselines are, so that it has an id) or a unique prefix
 // of a stored policy's id. It returns the policy's full id.
-func resolveTarget(st *store.Store, name string) (string, error) {
+func ResolveTarget(st *store.Store, name string) (string, error) {
 	var id string
 	err := st.Update(func(tx *store.Tx) error {
 		if slices.Contains(envs.BuiltinPolicies(), name) {
