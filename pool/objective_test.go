@@ -158,7 +158,7 @@ func TestObjectiveRules(t *testing.T) {
 			"its pool's games are mixed matches; the champion is its top-rated candidate in the pool"},
 		{Robust, SelfPlay, true, false, false, "efficiency", "games of self-play compared seed by seed",
 			"its pool's games compare self-play seed by seed, and only a candidate no pool member invades by more than 0.05 of the residents' return joins it; the champion is BEST among those that resist invasion"},
-		{Exploit, Invasion, false, false, true, "invader return", "invasions of the target compared seed by seed",
+		{Exploit, Invasion, false, false, true, "elo", "invasions of the target compared seed by seed",
 			"its pool's games compare the two policies' returns as invaders among the same residents seed by seed; the champion is the best invader: the highest per-agent return among the target's residents"},
 		{"fair", 0, false, false, false, "efficiency", "no games", `"fair" is no objective`},
 	} {

@@ -119,14 +119,13 @@ func (o Objective) Rated() bool { return o.rule().rated }
 func (o Objective) Exploits() bool { return o.rule().exploit }
 
 // ScoreColumn names the column of a pool's table (pool ls, the report's
-// pool page) that holds o's score: "elo" when it is Rated, "invader
-// return" when it Exploits, else "efficiency".
+// pool page) that holds o's score: "elo" when it is Rated, else
+// "efficiency". An objective that Exploits lists by "elo" too: a pool's
+// table has no column of invader returns, and its ratings count the
+// games that compare them (invasions of the target, seed by seed).
 func (o Objective) ScoreColumn() string {
-	switch {
-	case o.Rated():
+	if o.Rated() || o.Exploits() {
 		return "elo"
-	case o.Exploits():
-		return "invader return"
 	}
 	return "efficiency"
 }
