@@ -55,6 +55,23 @@ func TestExploitBadFlags(t *testing.T) {
 	}
 }
 
+// TestExploitNeedsEvolve: the commands that take --objective but no
+// target refuse exploit (exit 2), saying only evolve takes one.
+func TestExploitNeedsEvolve(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	for _, args := range [][]string{
+		{"compare", "--objective", "exploit"},
+		{"experiment", "--objective", "exploit"},
+		{"league", "--objective", "exploit"},
+		{"pool", "import", "x.go", "--objective", "exploit"},
+	} {
+		code, _, errOut := runCLI(t, context.Background(), append(args, "--store", db)...)
+		if code != 2 || !strings.Contains(errOut, "needs a target (--against POLICY), which only evolve takes") {
+			t.Errorf("%v: exit %d, %s", args, code, errOut)
+		}
+	}
+}
+
 // oldRunConfig is a run's configuration as runs stored it before they
 // chose an objective (no "objective" key): the small quick environment.
 const oldRunConfig = `{"mode":"population","game":"gathering","map":"small","agents":4,"steps":200,"seed":3,"eval_seeds":[0,1],"match_seeds":[0],"iterations":1,"candidates":1,"feedback":"critic","local_rounds":-1,"crossover_rate":-1,"planners":["grammar"],"pool":{"capacity":16,"promote_threshold":0.6,"temperature":100,"opponents":4},"workers":2,"planner_concurrency":1,"critic":"analytic","backend":"auto"}`
