@@ -150,14 +150,12 @@ func (o Objective) Champion(es []Entrant) int {
 }
 
 // Rechecks reports whether the entrant e, picked by Champion, was picked
-// by its self-play score (Welfare), which a recheck on further seeds may
+// by a score on the evaluation seeds (Welfare, or Exploit), which a recheck on further seeds may
 // change (search.Crown): not a member of a Rated objective's pool, which
-// is picked by its rating, nor any entrant of an objective that Exploits,
-// which is picked by its invasion on the evaluation seeds (a recheck
-// replays self-play, which does not score it).
-func (o Objective) Rechecks(e Entrant) bool {
-	return !(o.Rated() && e.Member) && !o.Exploits()
-}
+// is picked by its rating. Under an objective that Exploits the pick is
+// by its invader return, and its recheck replays the invasion on further
+// seeds (Exploit becomes the score over both; search.Rechecker).
+func (o Objective) Rechecks(e Entrant) bool { return !(o.Rated() && e.Member) }
 
 // GamesCounted names, as a plural noun, the games o's pool counts: what
 // its Elo means ("mixed matches"; "games of self-play compared seed by

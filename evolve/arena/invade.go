@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"policyevolve/envs"
@@ -149,11 +150,21 @@ func (a *Arena) WorstInvader(ctx context.Context, resident string, invaders []st
 // over the seeds that completed.
 func (a *Arena) Invasion(ctx context.Context, id string) (*store.Evaluation, error) {
 	a.defaults()
+	return a.InvasionOn(ctx, id, a.EvalSeeds)
+}
+
+// InvasionOn is Invasion over other seeds (a set), as when a contender
+// for champion is rechecked (search.Rechecker).
+func (a *Arena) InvasionOn(ctx context.Context, id string, seeds []uint64) (*store.Evaluation, error) {
+	a.defaults()
 	n := a.Env.Config.Agents
 	if a.Against == "" || a.Invaders < 1 || a.Invaders >= n {
 		return nil, fmt.Errorf("invasion of %.12s: no target (against %q, k = %d among %d agents)", id, a.Against, a.Invaders, n)
 	}
-	seeds := a.EvalSeeds
+	if len(seeds) == 0 {
+		return nil, fmt.Errorf("invasion of %.12s: no seeds", id)
+	}
+	seeds = slices.Compact(slices.Sorted(slices.Values(seeds)))
 	var ev *store.Evaluation
 	err := a.Store.View(func(tx *store.Tx) (err error) {
 		ev, err = tx.InvasionEvaluation(id, a.Env.Config, seeds, a.Against, a.Invaders)

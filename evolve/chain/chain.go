@@ -140,5 +140,5 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 	if err != nil || best < 0 {
 		return search.Champion{}, err
 	}
-	return search.Champion{Policy: cs[best].Policy, Metrics: cs[best].Metrics, Rechecked: search.RecheckedScore(es, best, rechecked)}, nil
+	return search.Champion{Policy: cs[best].Policy, Metrics: cs[best].Metrics, Rechecked: search.RecheckedScore(o, es, best, rechecked)}, nil
 }

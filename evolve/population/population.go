@@ -889,7 +889,7 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 		return search.Champion{}, err
 	}
 	ch := search.Champion{Policy: cs[best].Policy, Metrics: cs[best].Metrics}
-	ch.Rechecked = search.RecheckedScore(es, best, rechecked)
+	ch.Rechecked = search.RecheckedScore(m.cfg.Objective, es, best, rechecked)
 	if es[best].Member {
 		ch.Elo = es[best].Elo
 	}
