@@ -182,8 +182,11 @@ func jobHost(path, cache string, workers int) int {
 		return 1
 	}
 	cfg := tinyConfig(ModePopulation)
-	if os.Getenv("EVOLVE_TEST_MODE") == ModeGEPA {
+	switch os.Getenv("EVOLVE_TEST_MODE") {
+	case ModeGEPA:
 		cfg = gepaConfig()
+	case "exploit":
+		cfg = exploitConfig(ModePopulation)
 	}
 	cfg.Workers = workers
 	j := &Job{Config: cfg, Store: s, Sandbox: sb, Planner: grammarOnly}

@@ -125,6 +125,16 @@ type JobConfig struct {
 	// share of the residents' per-agent return an invader may gain;
 	// pool.DefaultRobustMargin under robust, unused otherwise.
 	RobustMargin float64 `json:"robust_margin,omitempty"`
+	// Against is the exploit objective's target: the policy the residents
+	// run, whom each candidate invades (docs/objectives.md). A new run may
+	// name it as a built-in (coop) or a unique prefix of a stored id; the
+	// job stores the full id it names, so that a resumed run plays the
+	// same residents. Set exactly when the objective is exploit.
+	Against string `json:"against,omitempty"`
+	// Invaders is the exploit objective's K: how many of the run's agents
+	// run the candidate, the others running Against (1 by default under
+	// exploit; 1…agents−1).
+	Invaders int `json:"k,omitempty"`
 	// PoolTag gives the run a global pool of its own instead of the
 	// environment's shared one (compare starts every search from scratch).
 	PoolTag string `json:"pool_tag,omitempty"`
@@ -290,6 +300,9 @@ func (c JobConfig) WithDefaults() JobConfig {
 	if c.Objective.InvasionTest() && c.RobustMargin == 0 {
 		c.RobustMargin = pool.DefaultRobustMargin
 	}
+	if c.Objective.Exploits() && c.Invaders == 0 {
+		c.Invaders = 1
+	}
 	if c.Workers <= 0 {
 		c.Workers = runtime.NumCPU()
 	}
@@ -328,6 +341,19 @@ func (c JobConfig) Validate() error {
 	}
 	if _, err := pool.ParseObjective(string(c.Objective)); err != nil {
 		errs = append(errs, err)
+	}
+	switch {
+	case c.Objective.Exploits() && c.Against == "":
+		errs = append(errs, fmt.Errorf("objective %s needs --against POLICY: the policy the residents run", c.Objective))
+	case !c.Objective.Exploits() && c.Against != "":
+		errs = append(errs, fmt.Errorf("--against %s means nothing under objective %s: it names the exploit objective's target (--objective exploit)", c.Against, c.Objective))
+	case !c.Objective.Exploits() && c.Invaders != 0:
+		errs = append(errs, fmt.Errorf("--k %d means nothing under objective %s: it counts the exploit objective's invaders (--objective exploit)", c.Invaders, c.Objective))
+	case c.Objective.Exploits() && (c.Invaders < 1 || c.Invaders > c.Agents-1):
+		errs = append(errs, fmt.Errorf("--k %d: the invaders must number 1 to %d (agents − 1, so that one resident is left)", c.Invaders, c.Agents-1))
+	}
+	if c.Objective.Exploits() && c.Mode == ModeGEPA {
+		errs = append(errs, fmt.Errorf("objective %s does not run under mode gepa yet (GEPA scores a prompt by self-play): use --mode chain or population", c.Objective))
 	}
 	if c.RobustMargin < 0 {
 		errs = append(errs, fmt.Errorf("robust margin %v is negative", c.RobustMargin))

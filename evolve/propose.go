@@ -24,6 +24,12 @@ func (j *Job) propose(ctx context.Context, it *store.Iteration, pc store.Planned
 	task := planner.Task{Env: j.env, Run: j.RunID, Iteration: it.Index, Iterations: j.Config.Iterations, Sample: sample,
 		Seed: j.seedFor("task", it.Index, sample, pc.Seed), Feedback: planner.Feedback(j.Config.Feedback)}
 	task.Try = TryFunc(j.arena, task.Feedback)
+	if j.Config.Objective.Exploits() {
+		var err error
+		if task.Target, err = j.target(); err != nil {
+			return nil, err
+		}
+	}
 	if limit := j.Config.MaxPlannerCalls; limit > 0 {
 		j.mu.Lock()
 		task.CallsLeft = max(1, limit-j.run.Usage.Proposals-r.Spent)
@@ -121,7 +127,9 @@ func (j *Job) scored(ctx context.Context, id string) (planner.Scored, error) {
 	if err != nil {
 		return planner.Scored{}, err
 	}
-	ev, err := j.arena.Evaluate(ctx, id)
+	// Under an objective that Exploits, what is shown is the invasion
+	// (its reward per agent is the invaders').
+	ev, err := search.Scored(ctx, j.arena, id)
 	if err != nil {
 		return planner.Scored{}, err
 	}
@@ -130,4 +138,23 @@ func (j *Job) scored(ctx context.Context, id string) (planner.Scored, error) {
 		s.Elo, s.Rated = r.Elo, true
 	}
 	return s, nil
+}
+
+// target is the exploit objective's target as a planner is shown it.
+func (j *Job) target() (*planner.Target, error) {
+	var p *store.Policy
+	if err := j.Store.View(func(tx *store.Tx) (err error) {
+		p, err = tx.Policy(j.Config.Against)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("exploit target %.12s: %w", j.Config.Against, err)
+	}
+	t := &planner.Target{Name: p.Name, Builtin: p.Builtin, Invaders: j.Config.Invaders}
+	if t.Name == "" {
+		t.Name = p.ID[:12]
+	}
+	if p.Builtin == "" {
+		t.Source = p.Source
+	}
+	return t, nil
 }

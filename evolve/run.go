@@ -148,9 +148,15 @@ func (j *Job) open(ctx context.Context) (string, error) {
 		return "", err
 	}
 	j.env = env
+	if j.Config.Objective.Exploits() {
+		if j.Config.Against, err = ResolveTarget(j.Store, j.Config.Against); err != nil {
+			return "", err
+		}
+	}
 	j.profile = timing.NewProfile(j.Store)
 	j.arena = &arena.Arena{Profile: j.profile, Store: j.Store, Sandbox: j.Sandbox, Env: env, EvalSeeds: j.Config.EvalSeeds,
 		MatchSeeds: j.Config.MatchSeeds, Pool: j.Config.Pool, PoolTag: j.Config.PoolTag, Objective: j.Config.Objective,
+		Against: j.Config.Against, Invaders: j.Config.Invaders,
 		Workers: j.Config.Workers, Log: j.Log, Executor: j.Executor}
 	j.played.Store(j.arena)
 	if j.dedupe, err = loadDedupe(j.Store, j.RunID, j.arena.GlobalPool()); err != nil {
@@ -331,7 +337,7 @@ func (j *Job) mode() (search.Mode, error) {
 	c, run := j.Config, host{j}
 	switch c.Mode {
 	case ModeChain:
-		return chain.New(run, chain.Config{Planner: c.Planners[0], Iterations: c.Iterations, Recheck: c.RecheckSeeds()}), nil
+		return chain.New(run, chain.Config{Planner: c.Planners[0], Iterations: c.Iterations, Recheck: c.RecheckSeeds(), Objective: c.Objective}), nil
 	case ModeGEPA:
 		return gepa.New(run, gepa.Config{Planner: c.Planners[0], EvalSeeds: c.EvalSeeds, Iterations: c.Iterations,
 			Feedback: planner.Feedback(c.Feedback), MaxPlannerCalls: c.MaxPlannerCalls})

@@ -44,6 +44,14 @@ const (
 	// champion is the best in self-play among the run's robust candidates,
 	// or, when none is, the least invadable.
 	Robust Objective = "robust"
+	// Exploit: the best response to a fixed policy, the target. A
+	// candidate is an invader: it is scored by its mean per-agent return
+	// when K copies of it sit among residents running the target (n−K of
+	// them) on the evaluation seeds; a game of A against B on a seed
+	// compares their returns as invaders among the same residents; the
+	// champion is the candidate with the highest invader return. The
+	// target and K are the run's (evolve.JobConfig's Against and K).
+	Exploit Objective = "exploit"
 )
 
 // DefaultObjective is the objective of a new run that names none
@@ -110,4 +118,8 @@ type Entrant struct {
 	// residents' return (how far from passing it is).
 	Resists bool
 	Invaded float64
+	// Under Exploit: Exploit is the candidate's mean per-agent return as
+	// an invader among the run's target on the evaluation seeds (the
+	// champion's score); -Inf when its invasion failed.
+	Exploit float64
 }

@@ -1,19 +1,20 @@
 package pool
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
 
 func TestParseObjective(t *testing.T) {
-	for _, s := range []string{"welfare", "elo", "robust"} {
+	for _, s := range []string{"welfare", "elo", "robust", "exploit"} {
 		if o, err := ParseObjective(s); err != nil || string(o) != s {
 			t.Errorf("ParseObjective(%q) = %q, %v", s, o, err)
 		}
 	}
 	for _, s := range []string{"", "Welfare", "efficiency", "robust "} {
 		_, err := ParseObjective(s)
-		if err == nil || !strings.Contains(err.Error(), "want welfare, elo or robust") {
+		if err == nil || !strings.Contains(err.Error(), "want welfare, elo, robust or exploit") {
 			t.Errorf("ParseObjective(%q): %v, want an error listing the objectives", s, err)
 		}
 	}
@@ -45,6 +46,13 @@ func TestChampion(t *testing.T) {
 	ra := Entrant{ID: "ra", Welfare: 3.0, Resists: true}
 	rb := Entrant{ID: "rb", Welfare: 4.0, Resists: true, Member: true}
 	rc := Entrant{ID: "rc", Welfare: 3.9, Resists: true}
+	// Under exploit: xb earns most as an invader though its group and
+	// rating are worse; xd ties it, later; xf's invasion failed.
+	xa := Entrant{ID: "xa", Member: true, Elo: 1300, Welfare: 4.6, Exploit: 480}
+	xb := Entrant{ID: "xb", Elo: 1100, Welfare: 2.0, Exploit: 560}
+	xc := Entrant{ID: "xc", Welfare: 4.0, Exploit: 300}
+	xd := Entrant{ID: "xd", Welfare: 4.9, Exploit: 560}
+	xf := Entrant{ID: "xf", Welfare: 5.0, Exploit: math.Inf(-1)}
 	for _, tc := range []struct {
 		name string
 		o    Objective
@@ -66,6 +74,10 @@ func TestChampion(t *testing.T) {
 		{"robust: none resists, the least invaded", Robust, []Entrant{b, c, a}, 2},
 		{"robust: none resists, equally invaded, the best group", Robust, []Entrant{a, ax}, 1},
 		{"no such objective: no champion", "fair", []Entrant{a, b}, -1},
+		{"exploit: the best invader, whatever its group or rating", Exploit, []Entrant{xa, xb, xc}, 1},
+		{"exploit: a tie goes to the earlier", Exploit, []Entrant{xa, xb, xd}, 1},
+		{"exploit: a failed invasion (-Inf) is never crowned over one that played", Exploit, []Entrant{xf, xa}, 1},
+		{"exploit: none", Exploit, nil, -1},
 	} {
 		if got := tc.o.Champion(tc.es); got != tc.want {
 			t.Errorf("%s: champion %d, want %d", tc.name, got, tc.want)
@@ -84,6 +96,9 @@ func TestAdmit(t *testing.T) {
 		admitted bool
 	}{
 		{Welfare, 0.65, true, false, true},
+		{Exploit, 0.65, true, false, true}, // no invasion test
+		{Exploit, 0.6, true, true, false},
+		{Exploit, 0.9, false, true, false},
 		{Welfare, 0.6, true, true, false}, // strictly above
 		{Elo, 0.9, false, true, false},    // its self-play failed
 		{Elo, 0.61, true, false, true},
@@ -130,19 +145,22 @@ func TestObjectiveRules(t *testing.T) {
 		game     Game
 		invasion bool
 		rated    bool
+		exploits bool
 		column   string
 		counted  string
 		sentence string
 	}{
-		{Welfare, SelfPlay, false, false, "efficiency", "games of self-play compared seed by seed",
+		{Welfare, SelfPlay, false, false, false, "efficiency", "games of self-play compared seed by seed",
 			"its pool's games compare self-play seed by seed; the champion is BEST"},
-		{Elo, MixedMatch, false, true, "elo", "mixed matches",
+		{Elo, MixedMatch, false, true, false, "elo", "mixed matches",
 			"its pool's games are mixed matches; the champion is its top-rated candidate in the pool"},
-		{"", MixedMatch, false, true, "elo", "mixed matches",
+		{"", MixedMatch, false, true, false, "elo", "mixed matches",
 			"its pool's games are mixed matches; the champion is its top-rated candidate in the pool"},
-		{Robust, SelfPlay, true, false, "efficiency", "games of self-play compared seed by seed",
+		{Robust, SelfPlay, true, false, false, "efficiency", "games of self-play compared seed by seed",
 			"its pool's games compare self-play seed by seed, and only a candidate no pool member invades by more than 0.05 of the residents' return joins it; the champion is BEST among those that resist invasion"},
-		{"fair", 0, false, false, "efficiency", "no games", `"fair" is no objective`},
+		{Exploit, Invasion, false, false, true, "elo", "invasions of the target compared seed by seed",
+			"its pool's games compare the two policies' returns as invaders among the same residents seed by seed; the champion is the best invader: the highest per-agent return among the target's residents"},
+		{"fair", 0, false, false, false, "efficiency", "no games", `"fair" is no objective`},
 	} {
 		if got := tc.o.Game(); got != tc.game {
 			t.Errorf("%q: game %d, want %d", tc.o, got, tc.game)
@@ -152,6 +170,9 @@ func TestObjectiveRules(t *testing.T) {
 		}
 		if got := tc.o.Rated(); got != tc.rated {
 			t.Errorf("%q: rated %v, want %v", tc.o, got, tc.rated)
+		}
+		if got := tc.o.Exploits(); got != tc.exploits {
+			t.Errorf("%q: exploits %v, want %v", tc.o, got, tc.exploits)
 		}
 		if got := tc.o.ScoreColumn(); got != tc.column {
 			t.Errorf("%q: score column %q, want %q", tc.o, got, tc.column)
@@ -163,13 +184,13 @@ func TestObjectiveRules(t *testing.T) {
 			t.Errorf("%q: described\n  %q\nwant\n  %q", tc.o, got, tc.sentence)
 		}
 		// A member picked by its rating is not rechecked; one picked by
-		// self-play is.
+		// self-play or by its invasion is.
 		member, outsider := Entrant{ID: "m", Member: true}, Entrant{ID: "o"}
 		if got := tc.o.Rechecks(member); got == tc.rated {
 			t.Errorf("%q: a member rechecked %v", tc.o, got)
 		}
 		if !tc.o.Rechecks(outsider) {
-			t.Errorf("%q: a candidate outside the pool, picked by self-play, is not rechecked", tc.o)
+			t.Errorf("%q: a candidate outside the pool is not rechecked", tc.o)
 		}
 	}
 }

@@ -18,6 +18,12 @@ const (
 	// draw tolerance (elo.Outcome); a side whose self-play failed on the
 	// seed loses.
 	SelfPlay
+	// Invasion: the two policies each seated as the run's K invaders
+	// among the same residents (the exploit objective's target) on one
+	// evaluation seed, compared by the invaders' mean per-agent returns
+	// within a match's draw tolerance (elo.Outcome); a side whose invasion
+	// failed on the seed loses.
+	Invasion
 )
 
 // A rule is what one objective decides: the answers its methods give.
@@ -27,6 +33,10 @@ type rule struct {
 	// invasion: a candidate joins the pool only if it also passes the
 	// invasion test (Resists, with the run's margin).
 	invasion bool
+	// exploit: the objective's score of a candidate is its return as an
+	// invader among the run's target (Entrant.Exploit), not its
+	// self-play.
+	exploit bool
 	// rated: the objective's score of a pool member is its rating in the
 	// pool; otherwise its self-play efficiency.
 	rated bool
@@ -47,6 +57,10 @@ var rules = []rule{
 		describeChampion: func(string) string { return "its top-rated candidate in the pool" }},
 	{name: Robust, game: SelfPlay, invasion: true, champion: bestResisting,
 		describeChampion: func(best string) string { return best + " among those that resist invasion" }},
+	{name: Exploit, game: Invasion, exploit: true, champion: bestInvader,
+		describeChampion: func(string) string {
+			return "the best invader: the highest per-agent return among the target's residents"
+		}},
 }
 
 // Objectives lists the valid objectives, the default first.
@@ -98,11 +112,19 @@ func (o Objective) Admit(winRate float64, selfPlayOK, resists bool, threshold fl
 // a league or a run's parents listed best first by o are listed by it.
 func (o Objective) Rated() bool { return o.rule().rated }
 
+// Exploits reports whether o scores a candidate as an invader among the
+// run's target (the run's Against, K copies seated among residents
+// running it; Entrant.Exploit) rather than by its self-play: what a
+// planner is told and what the champion is picked by.
+func (o Objective) Exploits() bool { return o.rule().exploit }
+
 // ScoreColumn names the column of a pool's table (pool ls, the report's
 // pool page) that holds o's score: "elo" when it is Rated, else
-// "efficiency".
+// "efficiency". An objective that Exploits lists by "elo" too: a pool's
+// table has no column of invader returns, and its ratings count the
+// games that compare them (invasions of the target, seed by seed).
 func (o Objective) ScoreColumn() string {
-	if o.Rated() {
+	if o.Rated() || o.Exploits() {
 		return "elo"
 	}
 	return "efficiency"
@@ -118,6 +140,8 @@ func (o Objective) ScoreColumn() string {
 //     when none is a member, the highest Welfare.
 //   - Robust: among those that resist invasion, the highest Welfare; when
 //     none does, the least invaded (ties: the higher Welfare).
+//   - Exploit: the highest Exploit (the invader's per-agent return among
+//     the target's residents).
 func (o Objective) Champion(es []Entrant) int {
 	if r := o.rule(); r.champion != nil {
 		return r.champion(es)
@@ -126,9 +150,11 @@ func (o Objective) Champion(es []Entrant) int {
 }
 
 // Rechecks reports whether the entrant e, picked by Champion, was picked
-// by its self-play score (Welfare), which a recheck on further seeds may
+// by a score on the evaluation seeds (Welfare, or Exploit), which a recheck on further seeds may
 // change (search.Crown): not a member of a Rated objective's pool, which
-// is picked by its rating.
+// is picked by its rating. Under an objective that Exploits the pick is
+// by its invader return, and its recheck replays the invasion on further
+// seeds (Exploit becomes the score over both; search.Rechecker).
 func (o Objective) Rechecks(e Entrant) bool { return !(o.Rated() && e.Member) }
 
 // GamesCounted names, as a plural noun, the games o's pool counts: what
@@ -140,6 +166,8 @@ func (o Objective) GamesCounted() string {
 		return "mixed matches"
 	case SelfPlay:
 		return "games of self-play compared seed by seed"
+	case Invasion:
+		return "invasions of the target compared seed by seed"
 	}
 	return "no games"
 }
@@ -167,6 +195,8 @@ func (o Objective) Describe(best string, margin float64) string {
 		s = "its pool's games are mixed matches"
 	case SelfPlay:
 		s = "its pool's games compare self-play seed by seed"
+	case Invasion:
+		s = "its pool's games compare the two policies' returns as invaders among the same residents seed by seed"
 	default:
 		return fmt.Sprintf("%q is no objective", string(o))
 	}
@@ -213,6 +243,18 @@ func bestResisting(es []Entrant) int {
 		case e.Resists && (!resists || e.Welfare > es[best].Welfare):
 			best, resists = i, true
 		case !resists && (best < 0 || e.Invaded < es[best].Invaded || (e.Invaded == es[best].Invaded && e.Welfare > es[best].Welfare)):
+			best = i
+		}
+	}
+	return best
+}
+
+// bestInvader is Exploit's champion: the highest Exploit, ties to the
+// earlier.
+func bestInvader(es []Entrant) int {
+	best := -1
+	for i, e := range es {
+		if best < 0 || e.Exploit > es[best].Exploit {
 			best = i
 		}
 	}

@@ -142,7 +142,12 @@ func checkTx(tx *bolt.Tx) []string {
 			return nil
 		}
 		known("evaluations", "an evaluation", e.Policy)
-		if string(evalKey(e.Policy, e.Env, e.Seeds)) != string(k) {
+		key := evalKey(e.Policy, e.Env, e.Seeds)
+		if e.Against != "" {
+			known("evaluations", "an invasion's residents", e.Against)
+			key = invasionKey(e.Policy, e.Env, e.Seeds, e.Against, e.K)
+		}
+		if string(key) != string(k) {
 			add("evaluations: record under %q does not match its key", k)
 		}
 		if len(e.PerSeed) > len(e.Seeds) {

@@ -135,7 +135,16 @@ type Evaluation struct {
 	Error   string       `json:"error,omitempty"`
 	PerSeed []SeedResult `json:"per_seed"`
 	Mean    Metrics      `json:"mean"` // over the seeds that completed
-	Created time.Time    `json:"created"`
+	// Against, when set, makes this an invasion evaluation (the exploit
+	// objective's score): K agents (0…K−1) run Policy, the others the
+	// policy Against; Invader is the invaders' and Residents the
+	// residents' mean per-agent return over the seeds that completed, and
+	// Mean the group's metrics. Empty: self-play, every agent Policy.
+	Against   string    `json:"against,omitempty"`
+	K         int       `json:"k,omitempty"`
+	Invader   float64   `json:"invader,omitempty"`
+	Residents float64   `json:"residents,omitempty"`
+	Created   time.Time `json:"created"`
 	// Backend is the sandbox backend that ran the policy's source
 	// (native or yaegi); "" for a built-in policy, or an evaluation
 	// stored before backends were recorded.
@@ -365,7 +374,12 @@ type Candidate struct {
 	// its iteration is promoted, and stored, so that a resumed run reads
 	// it back.
 	Invasion *Invasion `json:"invasion,omitempty"`
-	Usage    RunUsage  `json:"usage"`
+	// Invader is the candidate's score under the exploit objective only
+	// (nil otherwise): its mean per-agent return as the run's K invaders
+	// among residents running the run's target, on the evaluation seeds
+	// (its invasion evaluation, store.Evaluation.Against).
+	Invader *float64 `json:"invader,omitempty"`
+	Usage   RunUsage `json:"usage"`
 }
 
 // Invasion is the outcome of an invasion test: one agent of each invader

@@ -159,6 +159,13 @@ func evalKey(policy string, env EnvConfig, seeds []uint64) []byte {
 	return []byte(policy + "\x00" + env.Key() + "\x00" + seedsKey(seeds))
 }
 
+// invasionKey is an invasion evaluation's key: evalKey's, then the
+// residents' policy and the number of invaders, so that it never meets a
+// self-play evaluation's.
+func invasionKey(policy string, env EnvConfig, seeds []uint64, against string, k int) []byte {
+	return append(evalKey(policy, env, seeds), fmt.Sprintf("\x00vs\x00%s\x00%d", against, k)...)
+}
+
 // PutEvaluation stores an evaluation; the policy must exist.
 func (tx *Tx) PutEvaluation(e *Evaluation) error {
 	if tx.b.Bucket(bPolicies).Get([]byte(e.Policy)) == nil {
@@ -167,7 +174,24 @@ func (tx *Tx) PutEvaluation(e *Evaluation) error {
 	if e.Created.IsZero() {
 		e.Created = time.Now().UTC()
 	}
+	if e.Against != "" {
+		if tx.b.Bucket(bPolicies).Get([]byte(e.Against)) == nil {
+			return fmt.Errorf("put evaluation: residents' policy %.12s: %w", e.Against, ErrNotFound)
+		}
+		return put(tx.b.Bucket(bEvaluations), invasionKey(e.Policy, e.Env, e.Seeds, e.Against, e.K), e)
+	}
 	return put(tx.b.Bucket(bEvaluations), evalKey(e.Policy, e.Env, e.Seeds), e)
+}
+
+// InvasionEvaluation returns the invasion evaluation of policy as k
+// invaders among residents running against on env over exactly these
+// seeds, or ErrNotFound.
+func (tx *Tx) InvasionEvaluation(policy string, env EnvConfig, seeds []uint64, against string, k int) (*Evaluation, error) {
+	e := &Evaluation{}
+	if err := get(tx.b.Bucket(bEvaluations), invasionKey(policy, env, seeds, against, k), e); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // Evaluation returns the evaluation of policy on env over exactly these
@@ -180,11 +204,24 @@ func (tx *Tx) Evaluation(policy string, env EnvConfig, seeds []uint64) (*Evaluat
 	return e, nil
 }
 
-// EvaluationsOf returns every evaluation of a policy.
+// EvaluationsOf returns every self-play evaluation of a policy (its
+// invasion evaluations are InvasionsOf's).
 func (tx *Tx) EvaluationsOf(policy string) ([]Evaluation, error) {
+	return tx.evaluationsOf(policy, false)
+}
+
+// InvasionsOf returns every invasion evaluation of a policy (as the
+// invader; Evaluation.Against).
+func (tx *Tx) InvasionsOf(policy string) ([]Evaluation, error) {
+	return tx.evaluationsOf(policy, true)
+}
+
+func (tx *Tx) evaluationsOf(policy string, invasions bool) ([]Evaluation, error) {
 	var out []Evaluation
 	err := each(tx.b.Bucket(bEvaluations), []byte(policy+"\x00"), func(_ []byte, e *Evaluation) error {
-		out = append(out, *e)
+		if (e.Against != "") == invasions {
+			out = append(out, *e)
+		}
 		return nil
 	})
 	return out, err

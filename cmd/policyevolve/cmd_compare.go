@@ -156,6 +156,9 @@ func compareCommand(ctx context.Context, name, doc, suite string, args []string,
 }
 
 func runCompare(ctx context.Context, o compareOptions, stdout, stderr io.Writer) error {
+	if err := noTarget(o.objective); err != nil {
+		return err
+	}
 	if o.robustMargin != 0 && !o.objective.InvasionTest() {
 		return usagef("--robust-margin is the margin of --objective robust")
 	}

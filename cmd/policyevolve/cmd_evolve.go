@@ -68,8 +68,12 @@ seed by seed; elo is PolicyEvolve's competitive objective, a game a mixed
 match won by the higher per-agent return; robust is welfare among the
 policies that resist invasion (no pool member, seated as one agent among
 a policy's own, out-earns them by more than --robust-margin of their
-return). Promotion (a win rate above the threshold) and Elo count the
-objective's games, and each objective has a global pool of its own.
+return); exploit (with --against POLICY, and --k K invaders, 1 by
+default) scores each candidate as an invader: its per-agent return when K
+copies of it sit among residents running POLICY on the evaluation seeds,
+and crowns the best invader. Promotion (a win rate above the threshold)
+and Elo count the objective's games, and each objective has a global pool
+of its own (exploit: one per target).
 --mode gepa is GEPA-style prompt evolution, the paper's third baseline:
 it evolves the strategy guidance of the planner's system prompt — a seed
 candidate, then --iterations reflections (each reads a parent's policy
@@ -112,6 +116,8 @@ the step in flight after 30s.`, stdout)
 	fs.BoolVar(&o.cfg.Adversarial, "adversarial", false, "tell the LLM planner it may do anything to maximise the reward (the paper's adaptive attacker); runs show counts what the sandbox refused")
 	objectiveFlag(fs, &o.cfg.Objective, "what the run selects for — what a game in its global pool counts, who is promoted, who is champion (default welfare; a resumed run keeps its own)")
 	fs.Float64Var(&o.cfg.RobustMargin, "robust-margin", 0, fmt.Sprintf("--objective robust: the share of the residents' per-agent return a lone invader may gain (default %g)", pool.DefaultRobustMargin))
+	fs.StringVar(&o.cfg.Against, "against", "", "--objective exploit: the policy the residents run, whom each candidate invades — a built-in name or a stored policy's id (unique prefix)")
+	fs.IntVar(&o.cfg.Invaders, "k", 0, "--objective exploit: how many agents run the candidate among the residents (default 1; 1 to agents − 1)")
 	fs.BoolVar(&o.cfg.Invasion, "invasion", false, "population: make invasion resistance a parent-selection objective (each parent's worst invader among the pool's members, k = 1)")
 	fs.IntVar(&o.localRounds, "local-rounds", evolve.DefaultLocalRounds, "local refinement rounds per candidate (0: none)")
 	fs.Float64Var(&o.crossoverRate, "crossover-rate", evolve.DefaultCrossoverRate, "share of candidates that cross two parents (0: none)")
@@ -194,6 +200,12 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		if cfg.RobustMargin != 0 && !cfg.Objective.InvasionTest() {
 			return usagef("--robust-margin is the margin of --objective robust")
 		}
+		if cfg.Against != "" && !cfg.Objective.Exploits() {
+			return usagef("--against names the target of --objective exploit")
+		}
+		if cfg.Invaders != 0 && !cfg.Objective.Exploits() {
+			return usagef("--k counts the invaders of --objective exploit")
+		}
 		cfg = cfg.WithDefaults()
 		if err := cfg.Validate(); err != nil {
 			return usagef("%v", err)
@@ -204,6 +216,14 @@ func runEvolve(ctx context.Context, o evolveOptions, stdout, stderr io.Writer) e
 		return err
 	}
 	var extend evolve.Budgets // what a resume carries further
+	if o.resume == "" && cfg.Objective.Exploits() {
+		if cfg.Against, err = evolve.ResolveTarget(s, cfg.Against); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	if o.resume != "" && (cfg.Against != "" || cfg.Invaders != 0) {
+		return usagef("--against and --k: run %s resumes against the target it started with (resume it without them)", o.resume)
+	}
 	if o.resume != "" {
 		// The stored configuration decides; the LLM settings come back from it.
 		var run *store.Run

@@ -49,6 +49,9 @@ matches, and whose group does best.`, stdout)
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
+	if err := noTarget(objective); err != nil {
+		return err
+	}
 	arena, err := openArena(&so, createStore, &eo, &sbo, evalSeeds, seeds, stderr)
 	if err != nil {
 		return err

@@ -24,7 +24,49 @@ func TestObjectiveBadInput(t *testing.T) {
 		{"pool", "import", "x.go", "--objective", "happiness"},
 	} {
 		code, _, errOut := runCLI(t, context.Background(), append(args, "--store", db)...)
-		if code != 2 || !strings.Contains(errOut, "unknown objective") || !strings.Contains(errOut, "want welfare, elo or robust") {
+		if code != 2 || !strings.Contains(errOut, "unknown objective") || !strings.Contains(errOut, "want welfare, elo, robust or exploit") {
+			t.Errorf("%v: exit %d, %s", args, code, errOut)
+		}
+	}
+}
+
+// TestExploitBadFlags: the exploit objective's target flags are usage
+// errors (exit 2) when they are missing, stray, out of range or name no
+// policy, each saying which.
+func TestExploitBadFlags(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	quick := []string{"--map", "small", "--agents", "4", "--steps", "50", "--store", db}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--objective", "exploit"}, "needs --against"},
+		{[]string{"--against", "coop"}, "--against names the target of --objective exploit"},
+		{[]string{"--k", "2"}, "--k counts the invaders of --objective exploit"},
+		{[]string{"--objective", "exploit", "--against", "coop", "--k", "4"}, "the invaders must number 1 to 3"},
+		{[]string{"--objective", "exploit", "--against", "nosuchpolicy"}, "--against nosuchpolicy: unknown policy"},
+		{[]string{"--objective", "exploit", "--against", "coop", "--mode", "gepa"}, "does not run under mode gepa"},
+		{[]string{"--resume", "run-1", "--against", "coop"}, "resumes against the target it started with"},
+	} {
+		code, _, errOut := runCLI(t, context.Background(), append(append([]string{"evolve"}, tc.args...), quick...)...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %s", tc.args, code, errOut)
+		}
+	}
+}
+
+// TestExploitNeedsEvolve: the commands that take --objective but no
+// target refuse exploit (exit 2), saying only evolve takes one.
+func TestExploitNeedsEvolve(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	for _, args := range [][]string{
+		{"compare", "--objective", "exploit"},
+		{"experiment", "--objective", "exploit"},
+		{"league", "--objective", "exploit"},
+		{"pool", "import", "x.go", "--objective", "exploit"},
+	} {
+		code, _, errOut := runCLI(t, context.Background(), append(args, "--store", db)...)
+		if code != 2 || !strings.Contains(errOut, "needs a target (--against POLICY), which only evolve takes") {
 			t.Errorf("%v: exit %d, %s", args, code, errOut)
 		}
 	}

@@ -50,6 +50,9 @@ played in-process (no sandbox), then evaluated and rated the same way.`, stdout)
 	if len(pos) != 1 {
 		return usagef("want one policy file")
 	}
+	if err := noTarget(objective); err != nil {
+		return err
+	}
 	path, isTable := qlearnFile(pos[0])
 	if strings.HasSuffix(pos[0], ".json") {
 		isTable = true

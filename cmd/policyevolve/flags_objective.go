@@ -35,3 +35,13 @@ func objectiveFlag(fs *flagSet, o *pool.Objective, usage string) {
 	}
 	fs.Var(objectiveValue{o}, "objective", usage+" ("+strings.Join(names, ", ")+"; docs/objectives.md)")
 }
+
+// noTarget refuses an objective that Exploits in a command that takes no
+// target: such an objective scores against the policy evolve's --against
+// names, which this command has no way to be told.
+func noTarget(o pool.Objective) error {
+	if o.Exploits() {
+		return usagef("--objective %s needs a target (--against POLICY), which only evolve takes", o)
+	}
+	return nil
+}

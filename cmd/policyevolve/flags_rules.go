@@ -56,6 +56,9 @@ var flagRules = map[string]rule{
 	"time":                {lo: 0, hi: float64(24 * 365 * time.Hour)},
 	// --objective robust's margin: a share of the residents' return.
 	"robust-margin": {lo: 0, hi: 10, loOpen: true, unset: "0"},
+	// --objective exploit's invaders: at least one, and one resident left
+	// of the most agents a run may have (the run checks its own count).
+	"evolve k": {lo: 1, hi: 63, unset: "0"},
 	// propose's --sample stays below the local rounds' numbers (a round r
 	// of candidate k is sample k+1000r; see store.LocalRoundStride).
 	"sample": {lo: 0, hi: 999},

@@ -144,6 +144,9 @@ func candidateLine(c *store.Candidate) string {
 	if c.Invasion != nil {
 		s += "; " + invasionWords(c.Invasion)
 	}
+	if c.Invader != nil {
+		s += fmt.Sprintf("; invader return %.1f", *c.Invader)
+	}
 	if c.Problem != "" && c.Status != store.CandidatePromoted {
 		s += " — " + oneLine(c.Problem, 200)
 	}

@@ -176,3 +176,22 @@ func TestProgressOfACommandWithoutArena(t *testing.T) {
 		t.Errorf("lines:\n%swant:\n%s", out.String(), want)
 	}
 }
+
+// TestCandidateLineSaysInvaderReturn: under the exploit objective a
+// candidate's line says its score, the invader return; otherwise no such
+// words.
+func TestCandidateLineSaysInvaderReturn(t *testing.T) {
+	r := 561.25
+	for _, tc := range []struct {
+		c    store.Candidate
+		want string
+		has  bool
+	}{
+		{store.Candidate{Sample: 1, Status: store.CandidateRejected, Policy: "abc", Invader: &r}, "; invader return 561.2", true},
+		{store.Candidate{Sample: 1, Status: store.CandidateRejected, Policy: "abc"}, "invader return", false},
+	} {
+		if got := candidateLine(&tc.c); strings.Contains(got, tc.want) != tc.has {
+			t.Errorf("%q: contains %q should be %v", got, tc.want, tc.has)
+		}
+	}
+}

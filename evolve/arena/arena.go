@@ -45,6 +45,12 @@ type Arena struct {
 	// (pool.Stored): the untagged pool, rated by mixed matches, as arenas
 	// always were.
 	Objective pool.Objective
+	// Against and Invaders are the exploit objective's target: the
+	// residents' policy (a stored id) and the number of invaders an
+	// invasion evaluation seats among them (Invasion;
+	// docs/objectives.md). Unused when Against is empty.
+	Against  string
+	Invaders int
 	// Workers bounds the episodes played at once on this machine (default:
 	// the number of CPUs). Results do not depend on it: every episode is a
 	// pure function of its policies and seed, and results are gathered in
@@ -110,9 +116,21 @@ func (a *Arena) setDefaults() {
 // Objective: a pool per objective ("global/ENV@welfare"; the elo
 // objective's is the untagged "global/ENV"). A PoolTag gives a run its own
 // pool ("global/ENV@welfare#TAG"), apart from the environment's shared one
-// (compare runs each search from scratch).
+// (compare runs each search from scratch). The exploit objective has a
+// pool per target: its tag names the target and K ("vs-1a2b3c4d-k1",
+// after the PoolTag when there is one), since a rating there counts
+// invasions of that target.
 func (a *Arena) GlobalPool() string {
-	return store.PoolKey{Env: a.Env.Config, Objective: string(pool.Stored(a.Objective)), Tag: a.PoolTag}.String()
+	tag := a.PoolTag
+	if a.Objective.Exploits() {
+		target := fmt.Sprintf("vs-%.8s-k%d", a.Against, a.Invaders)
+		if tag == "" {
+			tag = target
+		} else {
+			tag += "-" + target
+		}
+	}
+	return store.PoolKey{Env: a.Env.Config, Objective: string(pool.Stored(a.Objective)), Tag: tag}.String()
 }
 
 // program loads a stored policy and, for a source policy, its compiled

@@ -3,6 +3,7 @@ package arena
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"policyevolve/elo"
 	"policyevolve/pool"
@@ -14,6 +15,9 @@ import (
 //
 //   - elo: the mixed match on a match seed (Match); the scores are the
 //     sides' mean per-agent returns in it.
+//   - exploit: the two policies each as the K invaders among the same
+//     residents (Against) on an evaluation seed (Invasion), compared by
+//     the invaders' mean per-agent returns, with a match's draw tolerance.
 //   - welfare and robust: the two policies' self-play on an evaluation
 //     seed, compared;
 //     the scores are each one's mean per-agent return in its own
@@ -57,6 +61,18 @@ func (a *Arena) Games(ctx context.Context, candidate, opponent string) ([]Game, 
 		for _, seed := range a.EvalSeeds {
 			out = append(out, welfareGame(opponent, seed, seedResult(mine, seed), seedResult(theirs, seed)))
 		}
+	case pool.Invasion:
+		mine, err := a.Invasion(ctx, candidate)
+		if err != nil {
+			return nil, err
+		}
+		theirs, err := a.Invasion(ctx, opponent)
+		if err != nil {
+			return nil, err
+		}
+		for _, seed := range a.EvalSeeds {
+			out = append(out, invasionGame(opponent, seed, a.Invaders, seedResult(mine, seed), seedResult(theirs, seed)))
+		}
 	default:
 		return nil, fmt.Errorf("games under objective %q: no such objective", a.Objective)
 	}
@@ -84,6 +100,22 @@ func welfareGame(opponent string, seed uint64, mine, theirs *store.SeedResult) G
 	default:
 		g.Outcome, g.Error = elo.Draw, "both self-plays failed on this seed"
 	}
+	return g
+}
+
+// invasionGame compares two invasions of the same residents on one seed,
+// by the k invaders' returns; a failed side loses, as in welfareGame.
+func invasionGame(opponent string, seed uint64, k int, mine, theirs *store.SeedResult) Game {
+	invaders := func(sr *store.SeedResult) *store.SeedResult {
+		if sr == nil || len(sr.Returns) < k {
+			return sr
+		}
+		c := *sr
+		c.Returns = sr.Returns[:k]
+		return &c
+	}
+	g := welfareGame(opponent, seed, invaders(mine), invaders(theirs))
+	g.Error = strings.ReplaceAll(g.Error, "self-play", "invasion")
 	return g
 }
 

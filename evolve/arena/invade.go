@@ -2,7 +2,10 @@ package arena
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"policyevolve/envs"
 	"policyevolve/evolve/episode"
@@ -137,4 +140,98 @@ func (a *Arena) InvasionTest(ctx context.Context, resident string, invaders []st
 func (a *Arena) WorstInvader(ctx context.Context, resident string, invaders []string) (string, float64, error) {
 	w, err := a.InvasionTest(ctx, resident, invaders)
 	return w.Invader, w.Gain, err
+}
+
+// Invasion returns the invasion evaluation of the policy id: Invaders agents
+// (0…Invaders−1) run it among residents running Against on the EvalSeeds (the
+// exploit objective's score), playing it only if the store has none, and
+// storing it. A policy that fails on a seed is a failed evaluation, not
+// an error; Invader and Residents are the sides' mean per-agent returns
+// over the seeds that completed.
+func (a *Arena) Invasion(ctx context.Context, id string) (*store.Evaluation, error) {
+	a.defaults()
+	return a.InvasionOn(ctx, id, a.EvalSeeds)
+}
+
+// InvasionOn is Invasion over other seeds (a set), as when a contender
+// for champion is rechecked (search.Rechecker).
+func (a *Arena) InvasionOn(ctx context.Context, id string, seeds []uint64) (*store.Evaluation, error) {
+	a.defaults()
+	n := a.Env.Config.Agents
+	if a.Against == "" || a.Invaders < 1 || a.Invaders >= n {
+		return nil, fmt.Errorf("invasion of %.12s: no target (against %q, k = %d among %d agents)", id, a.Against, a.Invaders, n)
+	}
+	if len(seeds) == 0 {
+		return nil, fmt.Errorf("invasion of %.12s: no seeds", id)
+	}
+	seeds = slices.Compact(slices.Sorted(slices.Values(seeds)))
+	var ev *store.Evaluation
+	err := a.Store.View(func(tx *store.Tx) (err error) {
+		ev, err = tx.InvasionEvaluation(id, a.Env.Config, seeds, a.Against, a.Invaders)
+		return err
+	})
+	if err == nil {
+		return ev, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	side := make([]int, n)
+	for i := a.Invaders; i < n; i++ {
+		side[i] = 1
+	}
+	results := make([]*envs.Result, len(seeds))
+	errs := make([]error, len(seeds))
+	var wg sync.WaitGroup
+	for k, seed := range seeds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[k], errs[k] = a.play(ctx, []string{id, a.Against}, side, seed)
+		}()
+	}
+	wg.Wait()
+	ev = &store.Evaluation{Policy: id, Env: a.Env.Config, Seeds: seeds, Status: store.StatusOK, Against: a.Against, K: a.Invaders}
+	ok := 0
+	for k, seed := range seeds {
+		res, err := results[k], errs[k]
+		sr := store.SeedResult{Seed: seed, Status: store.StatusOK}
+		if res != nil {
+			sr.Steps, sr.Returns = res.Steps, res.Returns
+			sr.Metrics = store.Metrics(res.Metrics)
+		}
+		switch {
+		case err == nil:
+			ok++
+			ev.Mean.Efficiency += sr.Metrics.Efficiency
+			ev.Mean.Equality += sr.Metrics.Equality
+			ev.Mean.Sustainability += sr.Metrics.Sustainability
+			ev.Mean.Peace += sr.Metrics.Peace
+			ev.Invader += perAgent(sr.Returns[:a.Invaders])
+			ev.Residents += perAgent(sr.Returns[a.Invaders:])
+		case episode.PolicyFailure(err):
+			sr.Status, sr.Error, sr.Kind = store.StatusFailed, err.Error(), episode.FailureKind(err)
+			ev.Status = store.StatusFailed
+			if ev.Error == "" {
+				ev.Error = fmt.Sprintf("seed %d: %v", seed, err)
+			}
+		default:
+			return nil, fmt.Errorf("invasion of %.12s, seed %d: %w", id, seed, err)
+		}
+		ev.PerSeed = append(ev.PerSeed, sr)
+	}
+	if ok > 0 {
+		k := float64(ok)
+		ev.Mean.Efficiency /= k
+		ev.Mean.Equality /= k
+		ev.Mean.Sustainability /= k
+		ev.Mean.Peace /= k
+		ev.Invader /= k
+		ev.Residents /= k
+	}
+	if err := a.Store.Update(func(tx *store.Tx) error { return tx.PutEvaluation(ev) }); err != nil {
+		return nil, err
+	}
+	a.logf("invasion of %.12s (%d among %.12s): %s, invader return %.1f, residents %.1f", id, a.Invaders, a.Against, ev.Status, ev.Invader, ev.Residents)
+	return ev, nil
 }

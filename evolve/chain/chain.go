@@ -18,6 +18,10 @@ type Config struct {
 	// Recheck are the seeds a contender for champion is also played on
 	// (none: the evaluation seeds alone decide).
 	Recheck []uint64
+	// Objective is the run's: a chain crowns its best in self-play
+	// (pool.Welfare's rule), unless the objective Exploits, when it
+	// crowns by that objective's rule (the best invader).
+	Objective pool.Objective
 }
 
 // Mode is the paper's Algorithm 1: iteration 0 writes a policy from
@@ -121,16 +125,20 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 				continue
 			}
 			cs = append(cs, *c)
-			es = append(es, pool.Entrant{ID: c.Policy, Welfare: c.Metrics.Efficiency})
+			es = append(es, search.Entrant(*c, false, 0))
 		}
 		return nil
 	})
 	if err != nil {
 		return search.Champion{}, err
 	}
-	best, rechecked, err := search.Crown(ctx, pool.Welfare, es, search.Rechecker(m.run.Arena(), m.cfg.Recheck, m.run.Logf))
+	o := pool.Welfare
+	if m.cfg.Objective.Exploits() {
+		o = m.cfg.Objective
+	}
+	best, rechecked, err := search.Crown(ctx, o, es, search.Rechecker(m.run.Arena(), m.cfg.Recheck, m.run.Logf))
 	if err != nil || best < 0 {
 		return search.Champion{}, err
 	}
-	return search.Champion{Policy: cs[best].Policy, Metrics: cs[best].Metrics, Rechecked: search.RecheckedScore(es, best, rechecked)}, nil
+	return search.Champion{Policy: cs[best].Policy, Metrics: cs[best].Metrics, Rechecked: search.RecheckedScore(o, es, best, rechecked)}, nil
 }

@@ -26,6 +26,13 @@ type Evaluator struct {
 	// Workers plays that many seeds at once (default 1). The score does
 	// not depend on it.
 	Workers int
+	// Residents, when set, makes Score an invasion's: the genome plays
+	// agents 0…Invaders−1 among residents running this in-process
+	// (trusted, built-in) policy, and scores its invaders' mean per-agent
+	// return (the exploit objective's score; docs/objectives.md). Unset:
+	// the genome plays every agent, scored by efficiency.
+	Residents envs.PolicyFactory
+	Invaders  int
 
 	mu     sync.Mutex
 	scores map[Genome]float64
@@ -52,7 +59,8 @@ func (e *Evaluator) Played() int {
 	return e.played
 }
 
-// Score returns g's mean efficiency over the seeds.
+// Score returns g's mean efficiency over the seeds (with Residents, its
+// invaders' mean per-agent return among them).
 func (e *Evaluator) Score(ctx context.Context, g Genome) (float64, error) {
 	g = g.Canonical()
 	e.mu.Lock()
@@ -67,7 +75,11 @@ func (e *Evaluator) Score(ctx context.Context, g Genome) (float64, error) {
 	}
 	var print strings.Builder
 	for _, r := range res {
-		s += r.Metrics.Efficiency
+		if e.Residents != nil {
+			s += invaderReturn(r.Returns, e.Invaders)
+		} else {
+			s += r.Metrics.Efficiency
+		}
 		m := r.Metrics
 		fmt.Fprintf(&print, "%x,%x,%x;", math.Float64bits(m.Efficiency), math.Float64bits(m.Equality), math.Float64bits(m.Sustainability))
 	}
@@ -125,9 +137,34 @@ func (e *Evaluator) episode(ctx context.Context, g Genome, seed uint64) (*envs.R
 	if err != nil {
 		return nil, err
 	}
+	if e.Residents != nil {
+		var mine, theirs []int
+		for i := range e.Agents {
+			if i < e.Invaders {
+				mine = append(mine, i)
+			} else {
+				theirs = append(theirs, i)
+			}
+		}
+		return envs.Run(ctx, env, []envs.Seat{{Actor: g.Actor(), Agents: mine}, {Actor: &envs.PolicyActor{New: e.Residents}, Agents: theirs}}, envs.Options{Seed: seed})
+	}
 	all := make([]int, e.Agents)
 	for i := range all {
 		all[i] = i
 	}
 	return envs.Run(ctx, env, []envs.Seat{{Actor: g.Actor(), Agents: all}}, envs.Options{Seed: seed})
+}
+
+// invaderReturn is the mean of the first k returns (0 when there are
+// none).
+func invaderReturn(returns []float64, k int) float64 {
+	k = min(k, len(returns))
+	if k <= 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, r := range returns[:k] {
+		sum += r
+	}
+	return sum / float64(k)
 }

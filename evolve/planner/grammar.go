@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"policyevolve/envs"
 	"policyevolve/envs/ssd"
 	"policyevolve/evolve/grammar"
 	"policyevolve/store"
@@ -63,6 +64,17 @@ func (p *GrammarPlanner) task(t Task) (*grammarTask, error) {
 	}
 	ev := &grammar.Evaluator{Map: t.Env.Map, Agents: t.Env.Config.Agents, Steps: t.Env.Config.MaxSteps,
 		Seeds: seeds, Workers: p.Workers}
+	// An exploit run's genomes are scored as invaders of its target when
+	// the target is a built-in, which may run in process; a source target
+	// never does (untrusted code runs in the sandbox), and its genomes
+	// are searched by self-play, the arena scoring what is proposed.
+	if tg := t.Target; tg != nil && tg.Builtin != "" && tg.Invaders >= 1 && tg.Invaders < t.Env.Config.Agents {
+		f, err := envs.Builtin(tg.Builtin)
+		if err != nil {
+			return nil, fmt.Errorf("grammar planner: target %s: %w", tg.Name, err)
+		}
+		ev.Residents, ev.Invaders = f, tg.Invaders
+	}
 	return &grammarTask{game: game, space: grammar.Space{Agents: t.Env.Config.Agents}, ev: ev}, nil
 }
 

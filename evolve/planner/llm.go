@@ -104,6 +104,9 @@ func (p *LLMPlanner) game(t Task) (prompts.Game, error) {
 	}
 	g, err := prompts.NewGame(t.Env.Map, t.Env.Config.Agents, t.Env.Config.MaxSteps)
 	g.Style, g.Adversarial = p.Style, p.Adversarial
+	if tg := t.Target; tg != nil {
+		g.Exploit = &prompts.Exploit{Residents: tg.Name, Source: strings.TrimRight(tg.Source, "\n"), Invaders: tg.Invaders}
+	}
 	return g, err
 }
 
@@ -305,11 +308,16 @@ func promptPolicy(s Scored, fallback string) prompts.Policy {
 			if r.Status != store.StatusOK || len(r.Returns) == 0 {
 				continue
 			}
+			// An invasion's reward is its invaders' (agents 0…K−1).
+			returns := r.Returns
+			if e.Against != "" && e.K > 0 && e.K <= len(returns) {
+				returns = returns[:e.K]
+			}
 			var tot float64
-			for _, x := range r.Returns {
+			for _, x := range returns {
 				tot += x
 			}
-			sum += tot / float64(len(r.Returns))
+			sum += tot / float64(len(returns))
 			n++
 		}
 		if n > 0 {

@@ -118,6 +118,20 @@ type Task struct {
 	// as the grammar planner does among the genomes its search met, skips
 	// those, so that no call is spent on a policy the run already has.
 	Written func(src []byte) bool
+	// Target, when set, is the exploit objective's: the proposal is
+	// scored as Target.Invaders agents (0…K−1) among residents running
+	// Target's policy, by its own agents' mean return
+	// (docs/objectives.md). Nil: it plays every agent.
+	Target *Target
+}
+
+// Target is the policy an exploit run's proposals play against.
+type Target struct {
+	// Name names it (a built-in's name, else a short id); Builtin is the
+	// built-in's name ("" for a source policy), Source a source policy's
+	// code (what an LLM planner is shown).
+	Name, Builtin, Source string
+	Invaders              int
 }
 
 // Scored is a policy with what is known of it, as shown to a planner.

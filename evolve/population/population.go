@@ -193,10 +193,25 @@ func (m *Mode) plan(ctx context.Context, it *store.Iteration) error {
 	var by func(pool.Member) float64
 	if m.cfg.BestFirst {
 		by = func(mb pool.Member) float64 { return mb.Efficiency }
-		if m.cfg.Objective.Rated() {
+		switch {
+		case m.cfg.Objective.Rated():
 			by = func(mb pool.Member) float64 { return mb.Elo }
-		} else if err := m.recheckLead(ctx, it, sources); err != nil {
-			return err
+		case m.cfg.Objective.Exploits():
+			// Best first as invaders of the target (each source's
+			// invasion is stored once, played when missing).
+			invader := map[string]float64{}
+			for _, mb := range sources {
+				ev, err := search.Scored(ctx, a, mb.ID)
+				if err != nil {
+					return err
+				}
+				invader[mb.ID] = search.Score(ev)
+			}
+			by = func(mb pool.Member) float64 { return invader[mb.ID] }
+		default:
+			if err := m.recheckLead(ctx, it, sources); err != nil {
+				return err
+			}
 		}
 	}
 	order := ParentOrder(sources, rng, by)
@@ -491,7 +506,7 @@ func (m *Mode) refineAll(ctx context.Context, it *store.Iteration) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for _, k := range todo {
 		g.Go(func() (err error) {
-			firsts[k], err = a.Evaluate(gctx, it.Candidates[k].Local[0])
+			firsts[k], err = search.Scored(gctx, a, it.Candidates[k].Local[0])
 			return err
 		})
 	}
@@ -504,18 +519,13 @@ func (m *Mode) refineAll(ctx context.Context, it *store.Iteration) error {
 	race := m.cfg.Refine == RefineRace
 	if race {
 		// A failed first version cannot lead: it goes last.
-		score := func(k int) float64 {
-			if firsts[k].Status != store.StatusOK {
-				return math.Inf(-1)
-			}
-			return firsts[k].Mean.Efficiency
-		}
+		score := func(k int) float64 { return search.Score(firsts[k]) }
 		slices.SortStableFunc(todo, func(x, y int) int {
 			return cmp.Or(cmp.Compare(score(y), score(x)), it.Candidates[x].Sample-it.Candidates[y].Sample)
 		})
 		for _, c := range it.Candidates {
 			if c.Status != store.CandidateDrafted && c.Policy != "" && len(c.Local) > 1 {
-				ev, err := a.Evaluate(ctx, c.Policy)
+				ev, err := search.Scored(ctx, a, c.Policy)
 				if err != nil {
 					return err
 				}
@@ -566,13 +576,14 @@ func (m *Mode) refineAll(ctx context.Context, it *store.Iteration) error {
 	return g.Wait()
 }
 
-// leader is the better of two evaluations by self-play efficiency (nil
-// or failed: none), the first on a tie.
+// leader is the better of two evaluations by the objective's score
+// (search.Score: self-play efficiency, or an invasion's invader return;
+// nil or failed: none), the first on a tie.
 func leader(a, b *store.Evaluation) *store.Evaluation {
 	if b == nil || b.Status != store.StatusOK {
 		return a
 	}
-	if a == nil || b.Mean.Efficiency > a.Mean.Efficiency {
+	if a == nil || search.Score(b) > search.Score(a) {
 		return b
 	}
 	return a
@@ -587,11 +598,12 @@ func canLead(first, lead *store.Evaluation) bool {
 	if first.Status != store.StatusOK {
 		return false
 	}
-	return lead == nil || first.Mean.Efficiency >= lead.Mean.Efficiency-StdErr(lead)
+	return lead == nil || search.Score(first) >= search.Score(lead)-StdErr(lead)
 }
 
-// StdErr is the standard error of an evaluation's mean efficiency over
-// its seeds (0 with fewer than two).
+// StdErr is the standard error of an evaluation's score (search.Score:
+// mean efficiency, or an invasion's invader return) over its seeds (0
+// with fewer than two).
 func StdErr(ev *store.Evaluation) float64 {
 	n := float64(len(ev.PerSeed))
 	if n < 2 {
@@ -599,11 +611,11 @@ func StdErr(ev *store.Evaluation) float64 {
 	}
 	var sum, sq float64
 	for _, r := range ev.PerSeed {
-		sum += r.Metrics.Efficiency
+		sum += search.SeedScore(ev, r)
 	}
 	mean := sum / n
 	for _, r := range ev.PerSeed {
-		d := r.Metrics.Efficiency - mean
+		d := search.SeedScore(ev, r) - mean
 		sq += d * d
 	}
 	return math.Sqrt(sq/(n-1)) / math.Sqrt(n)
@@ -647,14 +659,14 @@ func (m *Mode) refine(ctx context.Context, it *store.Iteration, pc store.Planned
 		if err := m.localPool(it.Index, out.Policy.ID); err != nil {
 			return nil, spent, err
 		}
-		ev, err := a.Evaluate(ctx, out.Policy.ID)
+		ev, err := search.Scored(ctx, a, out.Policy.ID)
 		if err != nil {
 			return nil, spent, err
 		}
 		if ev.Status != store.StatusOK {
 			search.CountFailures(c, ev)
 		}
-		if ev.Status == store.StatusOK && ev.Mean.Efficiency > best.Mean.Efficiency {
+		if ev.Status == store.StatusOK && search.Score(ev) > search.Score(best) {
 			c.Policy, best, flat = out.Policy.ID, ev, 0
 		}
 	}
@@ -668,7 +680,8 @@ func (m *Mode) localPool(iteration int, id string) error {
 	})
 }
 
-// evaluateAll evaluates every proposed candidate in self-play.
+// evaluateAll evaluates every proposed candidate in self-play and, when
+// the objective Exploits, as an invader (search.Invade).
 func (m *Mode) evaluateAll(ctx context.Context, it *store.Iteration) error {
 	a := m.run.Arena()
 	before := a.Episodes()
@@ -695,6 +708,23 @@ func (m *Mode) evaluateAll(ctx context.Context, it *store.Iteration) error {
 		if evs[k].Status != store.StatusOK {
 			c.Status, c.Problem = store.CandidateFailed, evs[k].Error
 			search.CountFailures(c, evs[k])
+		}
+	}
+	// Under an objective that Exploits, each is also scored as an
+	// invader (its invasion is stored: a resumed run reads it back).
+	g, gctx = errgroup.WithContext(ctx)
+	for k := range it.Candidates {
+		if evs[k] == nil {
+			continue
+		}
+		c := &it.Candidates[k]
+		g.Go(func() error { return search.Invade(gctx, a, c) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for k := range it.Candidates {
+		if c := &it.Candidates[k]; evs[k] != nil && c.Status == store.CandidateFailed {
 			m.run.Settled(it.Index, c)
 		}
 	}
@@ -859,7 +889,7 @@ func (m *Mode) Champion(ctx context.Context, it *store.Iteration) (search.Champi
 		return search.Champion{}, err
 	}
 	ch := search.Champion{Policy: cs[best].Policy, Metrics: cs[best].Metrics}
-	ch.Rechecked = search.RecheckedScore(es, best, rechecked)
+	ch.Rechecked = search.RecheckedScore(m.cfg.Objective, es, best, rechecked)
 	if es[best].Member {
 		ch.Elo = es[best].Elo
 	}

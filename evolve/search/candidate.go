@@ -11,7 +11,8 @@ import (
 )
 
 // Single proposes iteration it's one candidate (sample 0, as planned) with
-// r and evaluates it in self-play, storing the candidate's record after
+// r and evaluates it in self-play (and, when the objective Exploits, as an
+// invader: Invade), storing the candidate's record after
 // each step: the step of a chain, and of GEPA under a candidate's
 // guidance. A candidate already proposed is only evaluated; one settled
 // is only reported. false: the run's budget did not admit the
@@ -53,12 +54,15 @@ func Single(ctx context.Context, run Run, it *store.Iteration, r Request) (bool,
 	if err != nil {
 		return false, err
 	}
-	it.Usage.Episodes += a.Episodes() - before
 	c.Metrics, c.Status = ev.Mean, store.CandidateEvaluated
 	if ev.Status != store.StatusOK {
 		c.Status, c.Problem = store.CandidateFailed, ev.Error
 		CountFailures(c, ev)
 	}
+	if err := Invade(ctx, a, c); err != nil {
+		return false, err
+	}
+	it.Usage.Episodes += a.Episodes() - before
 	if err := run.Save(it); err != nil {
 		return false, err
 	}
@@ -70,7 +74,10 @@ func Single(ctx context.Context, run Run, it *store.Iteration, r Request) (bool,
 // sees it, given whether it is a member of the global pool and its rating
 // there.
 func Entrant(c store.Candidate, member bool, elo float64) pool.Entrant {
-	e := pool.Entrant{ID: c.Policy, Member: member, Elo: elo, Welfare: c.Metrics.Efficiency}
+	e := pool.Entrant{ID: c.Policy, Member: member, Elo: elo, Welfare: c.Metrics.Efficiency, Exploit: math.Inf(-1)}
+	if c.Invader != nil {
+		e.Exploit = *c.Invader
+	}
 	if inv := c.Invasion; inv != nil {
 		e.Resists = inv.Resists
 		switch {

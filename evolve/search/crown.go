@@ -38,15 +38,22 @@ func Crown(ctx context.Context, o pool.Objective, es []pool.Entrant, recheck Rec
 		if err != nil {
 			return -1, false, err
 		}
-		es[k].Welfare, done[k] = w, true
+		if o.Exploits() {
+			es[k].Exploit = w
+		} else {
+			es[k].Welfare = w
+		}
+		done[k] = true
 	}
 }
 
 // RecheckedScore is what a Champion's Rechecked holds for Crown's pick k
-// of es: its rechecked score, or nil when it was not rechecked or failed
-// on a recheck seed (crowned only because every contender did).
-func RecheckedScore(es []pool.Entrant, k int, rechecked bool) *float64 {
-	if k < 0 || !rechecked || math.IsInf(es[k].Welfare, 0) {
+// of es under o: its rechecked efficiency, or nil when it was not
+// rechecked, failed on a recheck seed (crowned only because every
+// contender did), or was rechecked as an invader (o Exploits: its
+// rechecked score is a return, not an efficiency).
+func RecheckedScore(o pool.Objective, es []pool.Entrant, k int, rechecked bool) *float64 {
+	if k < 0 || !rechecked || o.Exploits() || math.IsInf(es[k].Welfare, 0) {
 		return nil
 	}
 	w := es[k].Welfare
@@ -61,6 +68,9 @@ func RecheckedScore(es []pool.Entrant, k int, rechecked bool) *float64 {
 func Rechecker(a *arena.Arena, seeds []uint64, logf func(format string, args ...any)) Recheck {
 	if len(seeds) == 0 {
 		return nil
+	}
+	if a.Objective.Exploits() {
+		return invasionRechecker(a, seeds, logf)
 	}
 	return func(ctx context.Context, id string) (float64, error) {
 		ev, err := a.Evaluate(ctx, id)
@@ -81,6 +91,37 @@ func Rechecker(a *arena.Arena, seeds []uint64, logf func(format string, args ...
 			} else {
 				logf("rechecked %.12s: efficiency %.3f on the %d evaluation seeds, %.3f on %d more, %.3f over both",
 					id, ev.Mean.Efficiency, len(ev.PerSeed), more.Mean.Efficiency, len(more.PerSeed), score)
+			}
+		}
+		return score, nil
+	}
+}
+
+// invasionRechecker is Rechecker under an objective that Exploits: the
+// policy's invasion of the target replayed on seeds as well as the
+// evaluation seeds, its score the invaders' mean per-agent return over
+// both (-Inf when it failed on one).
+func invasionRechecker(a *arena.Arena, seeds []uint64, logf func(format string, args ...any)) Recheck {
+	return func(ctx context.Context, id string) (float64, error) {
+		ev, err := a.Invasion(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		more, err := a.InvasionOn(ctx, id, seeds)
+		if err != nil {
+			return 0, fmt.Errorf("recheck %.12s: %w", id, err)
+		}
+		score := math.Inf(-1)
+		if ev.Status == store.StatusOK && more.Status == store.StatusOK {
+			n1, n2 := float64(len(ev.PerSeed)), float64(len(more.PerSeed))
+			score = (ev.Invader*n1 + more.Invader*n2) / (n1 + n2)
+		}
+		if logf != nil {
+			if math.IsInf(score, -1) {
+				logf("rechecked %.12s as an invader: it failed on a seed, so it cannot lead", id)
+			} else {
+				logf("rechecked %.12s as an invader: return %.1f on the %d evaluation seeds, %.1f on %d more, %.1f over both",
+					id, ev.Invader, len(ev.PerSeed), more.Invader, len(more.PerSeed), score)
 			}
 		}
 		return score, nil

@@ -127,7 +127,7 @@ func TestCrown(t *testing.T) {
 			if got != tc.want {
 				t.Errorf("champion %q, want %q", got, tc.want)
 			}
-			switch score := RecheckedScore(es, k, rechecked); {
+			switch score := RecheckedScore(pool.Welfare, es, k, rechecked); {
 			case rechecked && !math.IsInf(tc.score[got], 0) && (score == nil || *score != tc.score[got]):
 				t.Errorf("rechecked score %v, want %v", score, tc.score[got])
 			case (!rechecked || math.IsInf(tc.score[got], 0)) && score != nil:

@@ -48,6 +48,19 @@ type Game struct {
 	// Legacy renders the prompts as they were before they were built per
 	// game (see LegacyGame).
 	Legacy bool
+	// Exploit, when set, says the policy is an invader: it plays agents
+	// 0…Invaders−1 among residents running a fixed policy, scored by its
+	// own agents' reward (the exploit objective; docs/objectives.md).
+	Exploit *Exploit
+}
+
+// Exploit is whom an exploit run's policy plays against.
+type Exploit struct {
+	// Residents names the residents' policy; Source is its code when it
+	// is a source policy (shown in full: a white-box attacker is the
+	// honest worst case), empty for a built-in.
+	Residents, Source string
+	Invaders          int
 }
 
 // Prompt styles, as in PolicyEvolve's baselines.

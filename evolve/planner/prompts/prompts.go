@@ -31,6 +31,7 @@ type Set struct {
 
 var funcs = template.FuncMap{
 	"add": func(a, b int) int { return a + b },
+	"sub": func(a, b int) int { return a - b },
 	// num prints a float without needless decimals: 50, 0.5.
 	"num": func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) },
 	"pct": func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) + "%" },
