@@ -272,50 +272,18 @@ func (a *Arena) EvaluateOn(ctx context.Context, id string, seeds []uint64) (*sto
 	ev = &store.Evaluation{Policy: id, Env: a.Env.Config, Seeds: seeds, Status: store.StatusOK, Backend: a.scoredBy(id)}
 	// The seeds play at once (as slots allow); their results are taken in
 	// seed order.
-	results := make([]*envs.Result, len(seeds))
-	errs := make([]error, len(seeds))
-	var wg sync.WaitGroup
-	for k, seed := range seeds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[k], errs[k] = a.play(ctx, []string{id}, make([]int, a.Env.Config.Agents), seed)
-		}()
-	}
-	wg.Wait()
+	results, errs := a.playSeeds(ctx, []string{id}, make([]int, a.Env.Config.Agents), seeds)
 	ok := 0
 	for k, seed := range seeds {
-		res, err := results[k], errs[k]
-		sr := store.SeedResult{Seed: seed, Status: store.StatusOK}
-		if res != nil {
-			sr.Steps, sr.Returns = res.Steps, res.Returns
-			sr.Metrics = store.Metrics(res.Metrics)
+		_, played, err := foldSeed(ev, seed, results[k], errs[k], fmt.Sprintf("evaluate %.12s", id))
+		if err != nil {
+			return nil, err
 		}
-		switch {
-		case err == nil:
+		if played {
 			ok++
-			ev.Mean.Efficiency += sr.Metrics.Efficiency
-			ev.Mean.Equality += sr.Metrics.Equality
-			ev.Mean.Sustainability += sr.Metrics.Sustainability
-			ev.Mean.Peace += sr.Metrics.Peace
-		case episode.PolicyFailure(err):
-			sr.Status, sr.Error, sr.Kind = store.StatusFailed, err.Error(), episode.FailureKind(err)
-			ev.Status = store.StatusFailed
-			if ev.Error == "" {
-				ev.Error = fmt.Sprintf("seed %d: %v", seed, err)
-			}
-		default:
-			return nil, fmt.Errorf("evaluate %.12s, seed %d: %w", id, seed, err)
 		}
-		ev.PerSeed = append(ev.PerSeed, sr)
 	}
-	if ok > 0 {
-		k := float64(ok)
-		ev.Mean.Efficiency /= k
-		ev.Mean.Equality /= k
-		ev.Mean.Sustainability /= k
-		ev.Mean.Peace /= k
-	}
+	meanOver(ev, ok)
 	if err := a.Store.Update(func(tx *store.Tx) error { return tx.PutEvaluation(ev) }); err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"policyevolve/envs"
 	"policyevolve/evolve/episode"
@@ -180,54 +179,24 @@ func (a *Arena) InvasionOn(ctx context.Context, id string, seeds []uint64) (*sto
 	for i := a.Invaders; i < n; i++ {
 		side[i] = 1
 	}
-	results := make([]*envs.Result, len(seeds))
-	errs := make([]error, len(seeds))
-	var wg sync.WaitGroup
-	for k, seed := range seeds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[k], errs[k] = a.play(ctx, []string{id, a.Against}, side, seed)
-		}()
-	}
-	wg.Wait()
+	results, errs := a.playSeeds(ctx, []string{id, a.Against}, side, seeds)
 	ev = &store.Evaluation{Policy: id, Env: a.Env.Config, Seeds: seeds, Status: store.StatusOK, Against: a.Against, K: a.Invaders}
 	ok := 0
 	for k, seed := range seeds {
-		res, err := results[k], errs[k]
-		sr := store.SeedResult{Seed: seed, Status: store.StatusOK}
-		if res != nil {
-			sr.Steps, sr.Returns = res.Steps, res.Returns
-			sr.Metrics = store.Metrics(res.Metrics)
+		sr, played, err := foldSeed(ev, seed, results[k], errs[k], fmt.Sprintf("invasion of %.12s", id))
+		if err != nil {
+			return nil, err
 		}
-		switch {
-		case err == nil:
+		if played {
 			ok++
-			ev.Mean.Efficiency += sr.Metrics.Efficiency
-			ev.Mean.Equality += sr.Metrics.Equality
-			ev.Mean.Sustainability += sr.Metrics.Sustainability
-			ev.Mean.Peace += sr.Metrics.Peace
 			ev.Invader += perAgent(sr.Returns[:a.Invaders])
 			ev.Residents += perAgent(sr.Returns[a.Invaders:])
-		case episode.PolicyFailure(err):
-			sr.Status, sr.Error, sr.Kind = store.StatusFailed, err.Error(), episode.FailureKind(err)
-			ev.Status = store.StatusFailed
-			if ev.Error == "" {
-				ev.Error = fmt.Sprintf("seed %d: %v", seed, err)
-			}
-		default:
-			return nil, fmt.Errorf("invasion of %.12s, seed %d: %w", id, seed, err)
 		}
-		ev.PerSeed = append(ev.PerSeed, sr)
 	}
+	meanOver(ev, ok)
 	if ok > 0 {
-		k := float64(ok)
-		ev.Mean.Efficiency /= k
-		ev.Mean.Equality /= k
-		ev.Mean.Sustainability /= k
-		ev.Mean.Peace /= k
-		ev.Invader /= k
-		ev.Residents /= k
+		ev.Invader /= float64(ok)
+		ev.Residents /= float64(ok)
 	}
 	if err := a.Store.Update(func(tx *store.Tx) error { return tx.PutEvaluation(ev) }); err != nil {
 		return nil, err
