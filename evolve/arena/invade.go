@@ -180,7 +180,7 @@ func (a *Arena) InvasionOn(ctx context.Context, id string, seeds []uint64) (*sto
 		side[i] = 1
 	}
 	results, errs := a.playSeeds(ctx, []string{id, a.Against}, side, seeds)
-	ev = &store.Evaluation{Policy: id, Env: a.Env.Config, Seeds: seeds, Status: store.StatusOK, Against: a.Against, K: a.Invaders}
+	ev = &store.Evaluation{Policy: id, Env: a.Env.Config, Seeds: seeds, Status: store.StatusOK, Against: a.Against, K: a.Invaders, Backend: a.scoredBy(id)}
 	ok := 0
 	for k, seed := range seeds {
 		sr, played, err := foldSeed(ev, seed, results[k], errs[k], fmt.Sprintf("invasion of %.12s", id))
