@@ -209,22 +209,7 @@ func (p *evolveProgress) heartbeat(every time.Duration) (stop func()) {
 	} else if isTerminal(p.w) {
 		return func() {}
 	}
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-quit:
-				return
-			case <-p.clock.After(every):
-			}
-			p.beat(every)
-		}
-	}()
-	return func() {
-		close(quit)
-		<-done
-	}
+	return p.tick(every, func() { p.beat(every) })
 }
 
 // barEvery is how often the bar is redrawn without an event.
@@ -233,6 +218,19 @@ const barEvery = time.Second
 // redraws redraws the bar every every, until the returned function is
 // called.
 func (p *evolveProgress) redraws(every time.Duration) (stop func()) {
+	return p.tick(every, func() {
+		p.mu.Lock()
+		if p.bar != nil {
+			p.bar.draw()
+		}
+		p.mu.Unlock()
+	})
+}
+
+// tick calls f every every (on the progress clock), in a goroutine of
+// its own, until the returned function is called; that function returns
+// once f can no longer run.
+func (p *evolveProgress) tick(every time.Duration, f func()) (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -242,11 +240,7 @@ func (p *evolveProgress) redraws(every time.Duration) (stop func()) {
 				return
 			case <-p.clock.After(every):
 			}
-			p.mu.Lock()
-			if p.bar != nil {
-				p.bar.draw()
-			}
-			p.mu.Unlock()
+			f()
 		}
 	}()
 	return func() {
